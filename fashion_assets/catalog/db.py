@@ -1,0 +1,68 @@
+"""Engines for the catalog database: SQLite by default, PostgreSQL in production.
+
+Both dialects get the same behaviour where it matters to the crawl: foreign keys are
+enforced, and concurrent writers wait for each other instead of failing. SQLite needs help
+for the latter: WAL mode, a busy timeout, and ``BEGIN IMMEDIATE`` so that a transaction takes
+the write lock when it starts rather than failing when it first writes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+SQLITE_BUSY_TIMEOUT_MS = 60_000
+
+
+def redact_url(url: str) -> str:
+    """The URL with its password masked, safe for logs and metadata."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "<unparseable database URL>"
+
+
+def create_catalog_engine(url: str) -> Engine:
+    """Create an engine for ``url`` (``sqlite:///...`` or ``postgresql+psycopg2://...``)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_engine(url, parsed.database)
+    if parsed.get_backend_name() == "postgresql":
+        if parsed.get_driver_name() != "psycopg2":
+            raise ValueError(
+                "the catalog speaks to PostgreSQL through psycopg2: "
+                f"write the URL as postgresql+psycopg2://..., not {redact_url(url)}"
+            )
+        return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    raise ValueError(
+        f"unsupported catalog database URL {redact_url(url)}: use sqlite or postgresql"
+    )
+
+
+def _sqlite_engine(url: str, database: str | None) -> Engine:
+    if database and database != ":memory:":
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        # Let SQLAlchemy, not pysqlite, decide when transactions begin (see "begin" below).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection) -> None:  # type: ignore[no-untyped-def]
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def is_postgres(engine: Engine) -> bool:
+    return engine.dialect.name == "postgresql"

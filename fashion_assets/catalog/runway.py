@@ -1,0 +1,300 @@
+"""Catalog reads and writes of the runway crawl: brands, listings, manifests, drafts, log.
+
+Set-based where it matters: one query gives a brand's whole ingest plan, and each show's
+draft, image rows, missing photos and log entry are written in one transaction (commit per
+show), so a killed run loses at most the show in flight and leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, Engine, text
+
+from fashion_assets.domain.ingest import Outcome
+from fashion_assets.domain.runway import RunwayEntityKey, RunwayShow, SourceKey
+
+# The one definition of "this runway entity is in the catalog", used by every lookup.
+ENTITY_IN_CATALOG_SQL = (
+    "EXISTS (SELECT 1 FROM brand_runways c"
+    " WHERE c.brand_slug = {alias}.brand_slug AND c.season_code = {alias}.season_code)"
+)
+
+
+@dataclass(frozen=True)
+class Brand:
+    slug: str
+    display_name: str
+
+
+@dataclass(frozen=True)
+class ShowRow:
+    """A show of the listing as stored, with what the crawl knows of it."""
+
+    id: int
+    source: str
+    source_url: str
+    source_path: str
+    brand_slug: str
+    season_code: str
+    title: str
+    season: str
+    year: int
+    collection_type: str
+    city: str | None
+    has_manifest: bool
+    expected_images: int
+    drafted: bool
+    in_catalog: bool
+
+    @property
+    def source_key(self) -> SourceKey:
+        return SourceKey(self.source, self.source_url)
+
+    @property
+    def entity_key(self) -> RunwayEntityKey:
+        return RunwayEntityKey(self.brand_slug, self.season_code)
+
+
+@dataclass(frozen=True)
+class ManifestImage:
+    position: int
+    url: str
+    caption: str | None
+
+
+@dataclass(frozen=True)
+class StoredImage:
+    position: int
+    object_key: str
+    source_image_url: str
+    content_type: str
+    width: int | None
+    height: int | None
+    byte_size: int
+
+
+@dataclass(frozen=True)
+class MissingImage:
+    position: int
+    url: str
+    reason: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    run_id: str
+    brand_slug: str
+    source: str
+    source_url: str
+    stage: str
+    outcome: str
+    draft_id: int | None = None
+    images_stored: int = 0
+    images_missing: int = 0
+    reason: str = ""
+
+
+def add_brand(engine: Engine, slug: str, display_name: str = "") -> bool:
+    """Register a brand; True if it is new. A display name fills in an empty one."""
+    with engine.begin() as conn:
+        created = conn.execute(
+            text("INSERT INTO brands (slug, display_name) VALUES (:slug, :name)"
+                 " ON CONFLICT (slug) DO NOTHING RETURNING id"),
+            {"slug": slug, "name": display_name},
+        ).first() is not None
+        if not created and display_name:
+            conn.execute(
+                text("UPDATE brands SET display_name = :name"
+                     " WHERE slug = :slug AND display_name = ''"),
+                {"slug": slug, "name": display_name},
+            )
+    return created
+
+
+def list_brands(engine: Engine) -> list[Brand]:
+    with engine.connect() as conn:
+        rows = conn.execute(text("SELECT slug, display_name FROM brands ORDER BY slug"))
+        return [Brand(slug, name) for slug, name in rows]
+
+
+def record_listing(engine: Engine, shows: Sequence[RunwayShow]) -> int:
+    """Store the shows of a listing that are new; return how many were new.
+
+    Shows already known are left untouched, so a re-crawl of an unchanged listing writes
+    nothing.
+    """
+    if not shows:
+        return 0
+    params = [
+        {
+            "brand": s.entity_key.brand_slug, "source": s.source_key.source,
+            "url": s.source_key.source_url, "path": s.source_path, "title": s.title,
+            "code": s.entity_key.season_code, "season": s.season, "year": s.year,
+            "ctype": s.collection_type, "city": s.city, "pos": s.listing_position,
+        }
+        for s in shows
+    ]
+    with engine.begin() as conn:
+        before = _count(conn, "SELECT count(*) FROM runway_shows WHERE brand_slug = :b",
+                        b=shows[0].entity_key.brand_slug)
+        conn.execute(
+            text(
+                "INSERT INTO runway_shows (brand_slug, source, source_url, source_path, title,"
+                " season_code, season, year, collection_type, city, listing_position)"
+                " VALUES (:brand, :source, :url, :path, :title, :code, :season, :year, :ctype,"
+                " :city, :pos) ON CONFLICT (source, source_url) DO NOTHING"
+            ),
+            params,
+        )
+        after = _count(conn, "SELECT count(*) FROM runway_shows WHERE brand_slug = :b",
+                       b=shows[0].entity_key.brand_slug)
+    return after - before
+
+
+def brand_shows(engine: Engine, brand_slug: str, source: str) -> list[ShowRow]:
+    """Every show of a brand from a source, with its manifest, draft and catalog state."""
+    sql = text(
+        "SELECT s.id, s.source, s.source_url, s.source_path, s.brand_slug, s.season_code,"
+        " s.title, s.season, s.year, s.collection_type, s.city,"
+        " m.show_id IS NOT NULL, COALESCE(m.expected_images, 0),"
+        " EXISTS (SELECT 1 FROM brand_runway_drafts d"
+        "   WHERE d.source = s.source AND d.source_url = s.source_url AND d.source_url <> ''),"
+        f" {ENTITY_IN_CATALOG_SQL.format(alias='s')}"
+        " FROM runway_shows s LEFT JOIN runway_show_manifests m ON m.show_id = s.id"
+        " WHERE s.brand_slug = :brand AND s.source = :source"
+        " ORDER BY s.listing_position, s.id"
+    )
+    with engine.connect() as conn:
+        rows = conn.execute(sql, {"brand": brand_slug, "source": source}).all()
+    return [
+        ShowRow(*row[:11], has_manifest=bool(row[11]), expected_images=int(row[12]),
+                drafted=bool(row[13]), in_catalog=bool(row[14]))
+        for row in rows
+    ]
+
+
+def store_manifest(engine: Engine, show_id: int, expected_images: int, page_title: str,
+                   images: Sequence[ManifestImage], log: LogEntry) -> bool:
+    """Store a show's manifest with its log entry; False if one was stored already."""
+    with engine.begin() as conn:
+        created = conn.execute(
+            text("INSERT INTO runway_show_manifests (show_id, expected_images, page_title)"
+                 " VALUES (:id, :expected, :title) ON CONFLICT (show_id) DO NOTHING"
+                 " RETURNING show_id"),
+            {"id": show_id, "expected": expected_images, "title": page_title},
+        ).first() is not None
+        if created and images:
+            conn.execute(
+                text("INSERT INTO runway_manifest_images (show_id, position, url, caption)"
+                     " VALUES (:id, :pos, :url, :caption)"),
+                [{"id": show_id, "pos": i.position, "url": i.url, "caption": i.caption}
+                 for i in images],
+            )
+        _log(conn, [log])
+    return created
+
+
+def manifest_images(engine: Engine, show_ids: Iterable[int]) -> dict[int, list[ManifestImage]]:
+    ids = list(show_ids)
+    result: dict[int, list[ManifestImage]] = {i: [] for i in ids}
+    if not ids:
+        return result
+    with engine.connect() as conn:
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            marks = ", ".join(f":i{n}" for n in range(len(chunk)))
+            rows = conn.execute(
+                text("SELECT show_id, position, url, caption FROM runway_manifest_images"
+                     f" WHERE show_id IN ({marks}) ORDER BY show_id, position"),
+                {f"i{n}": value for n, value in enumerate(chunk)},
+            )
+            for show_id, position, url, caption in rows:
+                result[show_id].append(ManifestImage(position, url, caption))
+    return result
+
+
+def write_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
+                missing: Sequence[MissingImage], log: LogEntry) -> int | None:
+    """Write a show's draft, its photos, its missing photos and its log entry, all or nothing.
+
+    Returns the draft id, or None when a draft with the same source key appeared since the
+    plan was made (a concurrent run got there first): then only a ``skipped_conflict`` entry
+    is written. The photos it stored stay in the store; they are the same bytes under the
+    same keys as the other run's, so there is nothing to clean up.
+    """
+    with engine.begin() as conn:
+        row = conn.execute(
+            text(
+                "INSERT INTO brand_runway_drafts (source, source_url, brand_slug, season_code,"
+                " title, season, year, collection_type, city, expected_images)"
+                " VALUES (:source, :url, :brand, :code, :title, :season, :year, :ctype, :city,"
+                " :expected)"
+                " ON CONFLICT (source, source_url) WHERE source_url <> '' DO NOTHING"
+                " RETURNING id"
+            ),
+            {"source": show.source, "url": show.source_url, "brand": show.brand_slug,
+             "code": show.season_code, "title": show.title, "season": show.season,
+             "year": show.year, "ctype": show.collection_type, "city": show.city,
+             "expected": show.expected_images},
+        ).first()
+        if row is None:
+            _log(conn, [LogEntry(log.run_id, log.brand_slug, log.source, log.source_url,
+                                 log.stage, Outcome.SKIPPED_CONFLICT.value,
+                                 reason="a concurrent run drafted this article first")])
+            return None
+        draft_id = int(row[0])
+        if images:
+            conn.execute(
+                text("INSERT INTO brand_runway_draft_images (draft_id, position, object_key,"
+                     " source_image_url, content_type, width, height, byte_size)"
+                     " VALUES (:d, :pos, :key, :url, :ctype, :w, :h, :size)"),
+                [{"d": draft_id, "pos": i.position, "key": i.object_key,
+                  "url": i.source_image_url, "ctype": i.content_type, "w": i.width,
+                  "h": i.height, "size": i.byte_size} for i in images],
+            )
+        record_missing(conn, show.id, missing)
+        _log(conn, [LogEntry(log.run_id, log.brand_slug, log.source, log.source_url,
+                             log.stage, log.outcome, draft_id, len(images), len(missing),
+                             log.reason)])
+    return draft_id
+
+
+def record_missing(conn: Connection, show_id: int, missing: Sequence[MissingImage]) -> None:
+    if not missing:
+        return
+    conn.execute(
+        text("DELETE FROM runway_missing_images WHERE show_id = :id"), {"id": show_id}
+    )
+    conn.execute(
+        text("INSERT INTO runway_missing_images (show_id, position, url, reason, detail)"
+             " VALUES (:id, :pos, :url, :reason, :detail)"),
+        [{"id": show_id, "pos": m.position, "url": m.url, "reason": m.reason,
+          "detail": m.detail} for m in missing],
+    )
+
+
+def write_log(engine: Engine, entries: Sequence[LogEntry]) -> None:
+    if entries:
+        with engine.begin() as conn:
+            _log(conn, entries)
+
+
+def _log(conn: Connection, entries: Sequence[LogEntry]) -> None:
+    conn.execute(
+        text("INSERT INTO ingest_log (run_id, brand_slug, source, source_url, stage, outcome,"
+             " draft_id, images_stored, images_missing, reason)"
+             " VALUES (:run, :brand, :source, :url, :stage, :outcome, :draft, :stored,"
+             " :missing, :reason)"),
+        [{"run": e.run_id, "brand": e.brand_slug, "source": e.source, "url": e.source_url,
+          "stage": e.stage, "outcome": e.outcome, "draft": e.draft_id,
+          "stored": e.images_stored, "missing": e.images_missing, "reason": e.reason[:2000]}
+         for e in entries],
+    )
+
+
+def _count(conn: Connection, sql: str, **params: object) -> int:
+    return int(conn.execute(text(sql), params).scalar_one())
+

@@ -1,0 +1,225 @@
+"""The ``fashion-assets`` command: crawl, brands, status, the demo and the replica.
+
+Commands run the same Dagster definitions as the UI, in-process, on the instance in
+``DAGSTER_HOME`` (a persistent folder under ``FASHION_HOME`` when unset), so every run the
+CLI makes shows up in ``dagster dev`` afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import click
+
+from fashion_assets import settings
+
+BRAND_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,119}$")
+
+
+def _brand_slug(value: str) -> str:
+    if not BRAND_SLUG.match(value):
+        raise click.BadParameter(
+            f"{value!r} is not a brand slug (lowercase letters, digits and '-', as in the "
+            "source's designer URL, e.g. 'maison-martin-margiela')")
+    return value
+
+
+def dagster_instance():  # -> DagsterInstance (imported lazily: Dagster is slow to import)
+    """The persistent instance of ``DAGSTER_HOME``, defaulting to ``FASHION_HOME/dagster``."""
+    from dagster import DagsterInstance
+
+    if not os.environ.get("DAGSTER_HOME"):
+        os.environ["DAGSTER_HOME"] = str(settings.home_dir() / "dagster")
+    Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
+    return DagsterInstance.get()
+
+
+def _engine(env: Mapping[str, str] | None = None):  # -> Engine
+    from fashion_assets.resources import catalog_engine
+
+    return catalog_engine(settings.database_url(env))
+
+
+def register_brands(brands: Iterable[tuple[str, str]], instance: Any,
+                    env: Mapping[str, str] | None = None) -> list[str]:
+    """Add brands to the catalog and their partitions to the instance; return the new ones."""
+    from fashion_assets.catalog.runway import add_brand
+    from fashion_assets.partitions import brand_partitions
+
+    engine = _engine(env)
+    brands = list(brands)
+    new = [slug for slug, name in brands if add_brand(engine, slug, name)]
+    assert brand_partitions.name is not None
+    known = set(instance.get_dynamic_partitions(brand_partitions.name))
+    wanted = sorted({slug for slug, _ in brands} - known)
+    if wanted:
+        instance.add_dynamic_partitions(brand_partitions.name, wanted)
+    return new
+
+
+def crawl_brands(brands: list[str], instance: Any, env: Mapping[str, str] | None = None
+                 ) -> list[dict[str, Any]]:
+    """Materialize the runway assets of each brand in-process; one summary per brand."""
+    from fashion_assets.definitions import build_definitions
+
+    register_brands([(b, "") for b in brands], instance, env)
+    job = build_definitions(env).resolve_job_def("runway_crawl")
+    summaries = []
+    for brand in brands:
+        result = job.execute_in_process(partition_key=brand, instance=instance,
+                                        raise_on_error=False)
+        summaries.append(_summary(brand, result))
+    return summaries
+
+
+def _summary(brand: str, result: Any) -> dict[str, Any]:
+    """Counts of the run from the drafts asset's metadata, or the failure."""
+    summary: dict[str, Any] = {"brand": brand, "run_id": result.run_id,
+                               "success": result.success}
+    for materialization in result.asset_materializations_for_node("runway_drafts"):
+        meta = {k: v.value for k, v in materialization.metadata.items()}
+        summary["shows"] = {k.removeprefix("shows_"): v for k, v in meta.items()
+                            if k.startswith("shows_") and k != "shows_table"}
+        summary["images_stored"] = meta["images_stored"]
+        summary["images_missing"] = meta["images_missing"]
+    if not result.success:
+        failures = [_root_message(e) for e in result.all_events if e.is_step_failure]
+        summary["error"] = failures[0] if failures else "run failed"
+    return summary
+
+
+def _root_message(event: Any) -> str:
+    """The message of the exception that failed a step, not Dagster's wrapper of it."""
+    error = event.step_failure_data.error
+    while error is not None and error.cause is not None:
+        error = error.cause
+    return error.message.strip() if error is not None else event.message
+
+
+@click.group()
+def main() -> None:
+    """fashion-assets: a reviewed archive of fashion imagery, as a Dagster code location."""
+
+
+@main.command()
+@click.option("--brand", "brands", multiple=True, required=True, callback=lambda c, p, v:
+              [_brand_slug(b) for b in v], help="Brand slug to crawl; repeat for several.")
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
+def crawl(brands: list[str], as_json: bool) -> None:
+    """Crawl brands: listing, image manifests and drafts, with progress per show."""
+    summaries = crawl_brands(brands, dagster_instance())
+    if as_json:
+        click.echo(json.dumps({"brands": summaries}, indent=2))
+    else:
+        for s in summaries:
+            click.echo(_summary_line(s))
+    if not all(s["success"] for s in summaries):
+        sys.exit(1)
+
+
+def _summary_line(s: Mapping[str, Any]) -> str:
+    if not s["success"]:
+        return f"{s['brand']}: FAILED ({s.get('error', 'see the run in the Dagster UI')})"
+    shows = ", ".join(f"{v} {k}" for k, v in s.get("shows", {}).items() if v)
+    return (f"{s['brand']}: {shows or 'no shows'}; {s.get('images_stored', 0)} photos stored, "
+            f"{s.get('images_missing', 0)} missing")
+
+
+@main.group()
+def brands() -> None:
+    """Register and list brands (each brand is a partition)."""
+
+
+@brands.command("add")
+@click.argument("slug", callback=lambda c, p, v: _brand_slug(v))
+@click.option("--name", default="", help="Display name (filled from the source when empty).")
+def brands_add(slug: str, name: str) -> None:
+    """Register a brand in the catalog and add its partition."""
+    new = register_brands([(slug, name)], dagster_instance())
+    click.echo(f"{'added' if new else 'already registered'}: {slug}")
+
+
+@brands.command("list")
+def brands_list() -> None:
+    """List registered brands."""
+    from fashion_assets.catalog.runway import list_brands
+
+    for brand in list_brands(_engine()):
+        click.echo(f"{brand.slug}\t{brand.display_name}")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable status.")
+def status(as_json: bool) -> None:
+    """Brands, shows, drafts by status, photos stored, objects and bytes in the store."""
+    from fashion_assets.status import catalog_status
+
+    report = catalog_status(_engine(), settings.store_url(), settings.home_dir())
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+    click.echo(f"catalog: {report['database']}")
+    click.echo(f"store:   {report['store']['url']} - {report['store']['objects']} objects, "
+               f"{report['store']['bytes']:,} bytes")
+    click.echo(f"brands {report['brands']}, shows {report['shows']}, drafts "
+               + ", ".join(f"{k} {v}" for k, v in report["drafts"].items())
+               + f", photos in drafts {report['draft_images']}")
+    if report["per_brand"]:
+        import pandas as pd
+
+        click.echo("\n" + pd.DataFrame(report["per_brand"]).to_string(index=False))
+
+
+@main.command()
+@click.option("--brands", "brand_count", default=3, show_default=True)
+@click.option("--shows", default=4, show_default=True, help="Shows per brand.")
+@click.option("--photos", default=12, show_default=True, help="Photos per show.")
+def demo(brand_count: int, shows: int, photos: int) -> None:
+    """Start the replica, register its brands, crawl them, and say where to look next."""
+    from fashion_assets.demo import run_demo
+
+    sys.exit(run_demo(brand_count, shows, photos, echo=click.echo))
+
+
+@main.group()
+def replica() -> None:
+    """The project's offline replica of the source sites."""
+
+
+@replica.command("serve")
+@click.option("--port", default=8801, show_default=True)
+@click.option("--cdn-port", default=8802, show_default=True)
+@click.option("--brands", "brand_count", default=3, show_default=True)
+@click.option("--shows", default=4, show_default=True)
+@click.option("--photos", default=12, show_default=True)
+@click.option("--seed", default=0, show_default=True)
+def replica_serve(port: int, cdn_port: int, brand_count: int, shows: int, photos: int,
+                  seed: int) -> None:
+    """Serve the replica until interrupted, and print the settings that point at it."""
+    from fashion_assets.replica import build_site, start_replica
+
+    server = start_replica(build_site(brands=brand_count, shows_per_brand=shows,
+                                      photos_per_show=photos, seed=seed),
+                           port=port, cdn_port=cdn_port)
+    click.echo("replica serving; point the pipeline at it with:\n"
+               + "\n".join(f"  export {k}={v}" for k, v in replica_env(server).items()))
+    try:
+        import threading
+
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+def replica_env(server: Any) -> dict[str, str]:
+    """The settings that point the Vogue source at a running replica."""
+    return {
+        "FASHION_VOGUE_BASE_URL": server.base_url,
+        "FASHION_VOGUE_IMAGE_HOSTS": server.cdn_url.split("://", 1)[1],
+    }

@@ -1,0 +1,68 @@
+"""The ingest decision: what to do with one show, decided before anything is downloaded."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Outcome(StrEnum):
+    """Per-show outcomes, as written to the ingest log and to run metadata."""
+
+    CREATED = "created"
+    SKIPPED_ALREADY_INGESTED = "skipped_already_ingested"
+    SKIPPED_IN_CATALOG = "skipped_in_catalog"
+    SKIPPED_CONFLICT = "skipped_conflict"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class IngestDecision:
+    download: bool
+    outcome: Outcome | None  # the outcome when nothing is downloaded
+    reason: str
+
+
+def decide_ingest(*, source_key_drafted: bool, entity_in_catalog: bool) -> IngestDecision:
+    """Whether to download a show and draft it.
+
+    The source key is checked against drafts in every status (rejected and soft-deleted
+    included): an article is ingested once, ever. The entity key is checked against the
+    catalog only, never against drafts, so a second source for the same show still gets its
+    own draft for promotion to merge.
+    """
+    if source_key_drafted:
+        return IngestDecision(False, Outcome.SKIPPED_ALREADY_INGESTED,
+                              "a draft with this source key exists")
+    if entity_in_catalog:
+        return IngestDecision(False, Outcome.SKIPPED_IN_CATALOG,
+                              "this show is already in the catalog")
+    return IngestDecision(True, None, "")
+
+
+def count_outcomes(outcomes: Iterable[Outcome]) -> dict[str, int]:
+    """Counts per outcome, every outcome present (zeros included) for stable metadata."""
+    counts = Counter(outcomes)
+    return {outcome.value: counts.get(outcome, 0) for outcome in Outcome}
+
+
+# Reasons that say the source could not answer right now, as opposed to a bad photo.
+TRANSIENT_REASONS = frozenset({"timeout", "connection", "truncated", "http_429", "http_500",
+                               "http_502", "http_503", "http_504", "robots_disallowed"})
+
+
+def show_failure(*, expected: int, stored: int, missing_reasons: Iterable[str]) -> str | None:
+    """Why a show must not be drafted yet, or None when its draft should be written.
+
+    Photos that still fail after every retry are recorded as missing and the draft gets the
+    rest (the coverage repair fetches them again later). But when not one photo of a show
+    could be stored and the source was unavailable rather than serving bad photos, a draft
+    would be an empty shell that blocks the article forever: the show fails instead and the
+    next run tries it again.
+    """
+    reasons = list(missing_reasons)
+    if expected > 0 and stored == 0 and any(r in TRANSIENT_REASONS for r in reasons):
+        return f"no photo could be fetched ({', '.join(sorted(set(reasons)))})"
+    return None

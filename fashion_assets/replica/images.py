@@ -1,0 +1,134 @@
+"""Photo bytes for the replica CDN: small real images, plus the bodies of the faulty photos.
+
+Every photo must be a real, decodable image with bytes of its own, because the crawler keys
+photos by their content and sniffs their type; yet the benchmark serves tens of thousands of
+them many times over, so images are tiny (96x128), cheap to encode (about a millisecond) and
+cached after the first request.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import struct
+import zlib
+from functools import lru_cache
+
+from PIL import Image, ImageDraw
+
+from fashion_assets.replica.site import ReplicaPhoto, ReplicaSite
+
+IMAGE_SIZE = (96, 128)
+HUGE_BODY_SIZE = 200 * 1024 * 1024
+BOMB_SIZE = (30_000, 30_000)
+# The huge body opens like a JPEG so only a byte cap, not sniffing, can stop it.
+HUGE_BODY_HEAD = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00"
+HTML_BODY = (
+    b"<!DOCTYPE html><html><head><title>Vogue</title></head>"
+    b"<body><h1>Something went wrong</h1><p>Please try again later.</p></body></html>"
+)
+# Faults whose response carries no stored body: the server answers them without bytes.
+BODILESS_FAULTS = frozenset({"gone", "huge", "redirect_offsite", "redirect_private"})
+_NOT_IMAGE_BYTES = 4096
+_CACHE_SIZE = 65_536  # above the largest benchmark site's photo count: each is encoded once
+
+
+def photo_bytes(site: ReplicaSite, photo_id: str) -> bytes:
+    """The body the CDN stores for ``photo_id``; ``KeyError`` when the site has no such photo."""
+    photo = site.photo(photo_id)
+    if photo is None:
+        raise KeyError(photo_id)
+    return photo_body(photo)
+
+
+def photo_body(photo: ReplicaPhoto) -> bytes:
+    """The stored body of a photo: its image, or the garbage a faulty photo serves instead.
+
+    A "truncated" photo stores a whole image (the server cuts it in transit). Photos whose
+    fault leaves nothing to store ("gone", "huge", the redirects) raise ``ValueError``.
+    """
+    if photo.fault in BODILESS_FAULTS:
+        raise ValueError(f"photo {photo.photo_id} has no stored body ({photo.fault})")
+    if photo.fault == "html":
+        return HTML_BODY
+    if photo.fault == "empty":
+        return b""
+    if photo.fault == "not_image":
+        return random.Random(photo.photo_id).randbytes(_NOT_IMAGE_BYTES)
+    if photo.fault == "bomb":
+        return _bomb_png(photo.photo_id)
+    return _encoded(photo.photo_id, photo.format)
+
+
+def warm_photos(site: ReplicaSite) -> int:
+    """Encode every look and cover now, the photos a crawl fetches; returns how many.
+
+    A cold replica encodes on first request (several hundred photos/s), slower than the
+    clients it benchmarks, so benchmarks warm it first to measure the client, not the encoder.
+    """
+    wanted = {
+        photo.photo_id: photo
+        for show in site.iter_shows()
+        for photo in (show.cover, *show.photos)
+        if photo.fault not in BODILESS_FAULTS
+    }
+    for photo in wanted.values():
+        photo_body(photo)
+    return len(wanted)
+
+
+@lru_cache(maxsize=1)
+def _grain() -> Image.Image:
+    """One shared film grain: gives JPEGs a photo-like size (about 5 KB, not a flat 3 KB)
+    without paying for fresh noise on every photo."""
+    noise = random.Random("grain").randbytes(IMAGE_SIZE[0] * IMAGE_SIZE[1])
+    return Image.frombytes("L", IMAGE_SIZE, noise).convert("RGB")
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _encoded(photo_id: str, image_format: str) -> bytes:
+    """Draw a pattern seeded by the photo id, so every photo's pixels (and bytes) differ."""
+    rng = random.Random(int(photo_id, 16))
+    width, height = IMAGE_SIZE
+    image = Image.frombytes("RGB", (3, 4), rng.randbytes(3 * 4 * 3))
+    image = image.resize(IMAGE_SIZE, Image.Resampling.BILINEAR)
+    draw = ImageDraw.Draw(image)
+    for _ in range(6):
+        x, y = rng.randrange(width), rng.randrange(height)
+        box = (x, y, x + rng.randrange(8, 40), y + rng.randrange(8, 50))
+        draw.ellipse(box, fill=(rng.randrange(256), rng.randrange(256), rng.randrange(256)))
+    image = Image.blend(image, _grain(), 0.12)
+    out = io.BytesIO()
+    if image_format == "jpeg":
+        image.save(out, "JPEG", quality=85)
+    elif image_format == "png":
+        image.save(out, "PNG", compress_level=1)
+    elif image_format == "webp":
+        image.save(out, "WEBP", quality=80, method=0)
+    else:
+        raise ValueError(f"unknown image format {image_format!r}")
+    return out.getvalue()
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def _bomb_png(photo_id: str) -> bytes:
+    """A ~1 KB PNG whose header declares 30000x30000 RGB (2.7 GB decoded).
+
+    Only the first rows carry data: a client must refuse it from the header alone, and one
+    that decodes anyway fails rather than allocating gigabytes in a test.
+    """
+    width, height = BOMB_SIZE
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    rows = zlib.compress(bytes(1 + width * 3) * 16, 9)
+    return b"".join(
+        (
+            b"\x89PNG\r\n\x1a\n",
+            _png_chunk(b"IHDR", header),
+            _png_chunk(b"tEXt", b"Comment\x00" + photo_id.encode()),
+            _png_chunk(b"IDAT", rows),
+            _png_chunk(b"IEND", b""),
+        )
+    )

@@ -1,0 +1,577 @@
+"""The replica's HTTP server: the site and its CDN on two loopback ports, with injected faults.
+
+aiohttp serves both origins from one background event loop because the Scrapy benchmark
+needs a server that is never the bottleneck. Two sockets let tests treat the site and the
+CDN as different hosts (allow-lists, per-host pacing). Transient faults are drawn from a
+seeded ``random.Random`` with a fixed number of draws per request, so a given request
+sequence meets the same faults every run. Counters, the Retry-After bookkeeping and the
+image gate live on the server's loop; the thread-facing methods hop onto it and wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import random
+import signal
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, TypeVar
+
+from aiohttp import web
+
+from fashion_assets.replica.images import HUGE_BODY_HEAD, HUGE_BODY_SIZE, photo_body, warm_photos
+from fashion_assets.replica.pages import (
+    render_designer,
+    render_directory,
+    render_not_found,
+    render_robots,
+    render_show,
+)
+from fashion_assets.replica.site import SIZE_WIDTHS, ReplicaPhoto, ReplicaSite, build_site
+
+_T = TypeVar("_T")
+_HTML = "text/html; charset=utf-8"
+_PHOTO_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable"}
+_REDIRECTS = {
+    "redirect_offsite": "http://169.254.169.254/latest/meta-data/",
+    "redirect_private": "http://10.0.0.1/x.jpg",
+}
+_STREAM_CHUNK = 256 * 1024
+_CONTROL_PREFIX = "/__replica/"
+_SHUTDOWN_TIMEOUT_S = 2.0
+_KNOWN_WIDTHS = frozenset(SIZE_WIDTHS.values())
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+@dataclass
+class FaultPlan:
+    """Transient faults, each an independent per-request probability.
+
+    ``soft_404`` (pages only) and ``error_403`` (photos only) copy how the real site
+    throttles: a 404 that looks like a wrong slug, and a CDN 403.
+    """
+
+    latency_ms: float = 0.0
+    error_5xx: float = 0.0
+    rate_429: float = 0.0
+    retry_after_s: float = 1.0
+    drop: float = 0.0
+    timeout: float = 0.0
+    hang_s: float = 30.0
+    truncate: float = 0.0
+    soft_404: float = 0.0
+    error_403: float = 0.0
+    seed: int = 0
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FaultPlan:
+        """Build from JSON, refusing unknown keys so a typo cannot silently disable a fault."""
+        unknown = set(data) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown fault fields: {sorted(unknown)}")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class ReplicaStats:
+    """A snapshot of the counters; ``by_status`` counts answered requests only (a dropped
+    request has no status), ``held`` is how many image requests wait at the gate now."""
+
+    page_requests: int = 0
+    image_requests: int = 0
+    robots_requests: int = 0
+    by_status: dict[int, int] = field(default_factory=dict)
+    by_path: dict[str, int] = field(default_factory=dict)
+    bytes_sent: int = 0
+    dropped: int = 0
+    truncated: int = 0
+    retry_after_violations: int = 0
+    held: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReplicaStats:
+        """Read the control endpoint's JSON back (JSON turns status codes into strings)."""
+        by_status = {int(status): count for status, count in data["by_status"].items()}
+        return cls(**{**data, "by_status": by_status})
+
+
+class _Counters:
+    """Mutable counters, touched only on the server's loop."""
+
+    def __init__(self) -> None:
+        self.requests: Counter[str] = Counter()
+        self.by_status: Counter[int] = Counter()
+        self.by_path: Counter[str] = Counter()
+        self.bytes_sent = 0
+        self.dropped = 0
+        self.truncated = 0
+        self.violations = 0
+
+
+class _Gate:
+    """Blocks image requests beyond the first ``after`` until released.
+
+    ``held`` is mirrored under a ``threading.Condition`` so test threads can wait for a crawl
+    to reach the gate without sleeping.
+    """
+
+    def __init__(self) -> None:
+        self.after: int | None = None
+        self.passed = 0
+        self.open = asyncio.Event()
+        self.open.set()
+        self.held = 0
+        self.changed = threading.Condition()
+
+    def hold(self, after: int) -> None:
+        self.after, self.passed = after, 0
+        if self.open.is_set():
+            self.open = asyncio.Event()
+
+    def release(self) -> None:
+        self.after = None
+        self.open.set()
+
+    async def wait(self) -> None:
+        if self.after is None:
+            return
+        self.passed += 1
+        if self.passed <= self.after:
+            return
+        self._count(+1)
+        try:
+            await self.open.wait()
+        finally:
+            self._count(-1)
+
+    def _count(self, delta: int) -> None:
+        with self.changed:
+            self.held += delta
+            self.changed.notify_all()
+
+
+@dataclass
+class _Reply:
+    """What to answer, before transient faults decide how (or whether) it is sent."""
+
+    status: int
+    body: bytes = b""
+    content_type: str = _HTML
+    headers: dict[str, str] = field(default_factory=dict)
+    cut: bool = False  # send half the body, then close (the "truncated" photo)
+    stream_size: int = 0  # stream this many bytes instead of ``body`` (the "huge" photo)
+
+
+class _Handlers:
+    """Request handling for both origins; lives on the server's loop."""
+
+    def __init__(self, site: ReplicaSite) -> None:
+        self.site = site
+        self.cdn_url = ""
+        self.plan = FaultPlan()
+        self.rng = random.Random(0)
+        self.counters = _Counters()
+        self.windows: dict[str, float] = {}  # origin -> loop time its Retry-After ends
+        self.gate = _Gate()
+        self.stopping = asyncio.Event()
+        self.pages: dict[str, bytes] = {}
+        self.not_found = render_not_found().encode()
+
+    # -- control -----------------------------------------------------------------------
+
+    def set_faults(self, plan: FaultPlan) -> None:
+        self.plan = plan
+        self.rng = random.Random(plan.seed)
+
+    def reset(self) -> None:
+        """Zero the counters and forget Retry-After windows, so each scenario starts clean."""
+        self.counters = _Counters()
+        self.windows.clear()
+
+    def stats(self) -> ReplicaStats:
+        c = self.counters
+        return ReplicaStats(
+            page_requests=c.requests["page"],
+            image_requests=c.requests["image"],
+            robots_requests=c.requests["robots"],
+            by_status=dict(c.by_status),
+            by_path=dict(c.by_path),
+            bytes_sent=c.bytes_sent,
+            dropped=c.dropped,
+            truncated=c.truncated,
+            retry_after_violations=c.violations,
+            held=self.gate.held,
+        )
+
+    async def control(self, request: web.Request) -> web.Response:
+        """``/__replica/*``: drive a replica running in another process; never counted."""
+        action = request.path.removeprefix(_CONTROL_PREFIX)
+        if action == "stats" and request.method == "GET":
+            return web.json_response(self.stats().to_dict())
+        if request.method != "POST":
+            raise web.HTTPMethodNotAllowed(request.method, ["POST"])
+        if action == "faults":
+            try:
+                self.set_faults(FaultPlan.from_dict(await request.json()))
+            except (ValueError, TypeError) as error:
+                raise web.HTTPBadRequest(text=str(error)) from error
+        elif action == "reset":
+            self.reset()
+        elif action == "hold":
+            try:
+                self.gate.hold(int(request.query["after"]))
+            except (KeyError, ValueError) as error:
+                raise web.HTTPBadRequest(text="hold needs ?after=<int>") from error
+        elif action == "release":
+            self.gate.release()
+        else:
+            raise web.HTTPNotFound()
+        return web.json_response({"ok": True})
+
+    # -- origins -----------------------------------------------------------------------
+
+    async def site_request(self, request: web.Request) -> web.StreamResponse:
+        if request.path.startswith(_CONTROL_PREFIX):
+            return await self.control(request)
+        kind = "robots" if request.path == "/robots.txt" else "page"
+        return await self._serve(request, "site", kind, self._page_reply)
+
+    async def cdn_request(self, request: web.Request) -> web.StreamResponse:
+        return await self._serve(request, "cdn", "image", self._photo_reply)
+
+    def _page_reply(self, request: web.Request) -> _Reply:
+        path = request.path
+        if path == "/robots.txt":
+            return _Reply(200, render_robots(self.site).encode(), "text/plain; charset=utf-8")
+        body = self.pages.get(path)
+        if body is None:
+            html = self._render(path)
+            if html is None:
+                return _Reply(404, self.not_found)
+            body = self.pages[path] = html.encode()
+        return _Reply(200, body)
+
+    def _render(self, path: str) -> str | None:
+        if path == "/fashion-shows/designers":
+            return render_directory(self.site)
+        parts = path.split("/")
+        if len(parts) != 4 or parts[1] != "fashion-shows":
+            return None
+        if parts[2] == "designer":
+            brand = self.site.brand(parts[3])
+            return None if brand is None else render_designer(brand, self.cdn_url)
+        show = self.site.show(path)
+        if show is None:
+            return None
+        brand = self.site.brand(show.brand_slug)
+        assert brand is not None  # every show belongs to a brand of the same site
+        return render_show(brand, show, self.cdn_url)
+
+    def _photo_reply(self, request: web.Request) -> _Reply:
+        photo = self._photo_at(request.path)
+        if photo is None:
+            return _Reply(404, self.not_found)
+        if photo.fault == "gone":
+            return _Reply(404, self.not_found)
+        if photo.fault in _REDIRECTS:
+            return _Reply(302, headers={"Location": _REDIRECTS[photo.fault]})
+        headers = dict(_PHOTO_HEADERS)
+        if photo.fault == "huge":
+            return _Reply(
+                200, content_type="image/jpeg", headers=headers, stream_size=HUGE_BODY_SIZE
+            )
+        # Every photo claims to be a JPEG, whatever it is: the real CDN lies, clients sniff.
+        body = photo_body(photo)
+        return _Reply(200, body, "image/jpeg", headers, cut=photo.fault == "truncated")
+
+    def _photo_at(self, path: str) -> ReplicaPhoto | None:
+        """Resolve ``/photos/<id>/master/<w_N,c_limit | pass>/<file>``; only listed widths."""
+        parts = path.split("/")
+        if len(parts) != 6 or parts[1] != "photos" or parts[3] != "master":
+            return None
+        photo = self.site.photo(parts[2])
+        if photo is None or parts[5] != photo.file_name:
+            return None
+        variant = parts[4].replace("%2C", ",").replace("%2c", ",")
+        if variant == "pass":
+            return photo
+        width, _, crop = variant.partition(",")
+        if crop != "c_limit" or not width.startswith("w_") or not width[2:].isdigit():
+            return None
+        served = int(width[2:])
+        return photo if served in photo.widths and served in _KNOWN_WIDTHS else None
+
+    # -- faults and sending ---------------------------------------------------------------
+
+    async def _serve(
+        self,
+        request: web.Request,
+        origin: str,
+        kind: str,
+        reply_for: Callable[[web.Request], _Reply],
+    ) -> web.StreamResponse:
+        counters, plan, loop = self.counters, self.plan, asyncio.get_running_loop()
+        counters.requests[kind] += 1
+        counters.by_path[request.path] += 1
+        if loop.time() < self.windows.get(origin, 0.0):
+            counters.violations += 1
+        if plan.latency_ms:
+            await asyncio.sleep(plan.latency_ms / 1000)
+        if kind == "image":
+            await self.gate.wait()
+        # Always draw the same number of values so one fault never shifts the others.
+        drop, hang, throttle, error, status_pick, truncate, soft = (
+            self.rng.random() for _ in range(7)
+        )
+        if drop < plan.drop:
+            counters.dropped += 1
+            return _drop(request)
+        if hang < plan.timeout:
+            await self._hang(plan.hang_s)
+        if throttle < plan.rate_429:
+            retry_after = max(1, math.ceil(plan.retry_after_s))
+            self.windows[origin] = max(self.windows.get(origin, 0.0), loop.time() + retry_after)
+            reply = _Reply(429, b"Too Many Requests", headers={"Retry-After": str(retry_after)})
+        elif error < plan.error_5xx:
+            reply = _Reply((500, 502, 503)[int(status_pick * 3)], b"Server Error")
+        elif soft < plan.soft_404 and kind == "page":
+            reply = _Reply(404, self.not_found)
+        elif soft < plan.error_403 and kind == "image":
+            reply = _Reply(403, b"Forbidden")
+        else:
+            reply = reply_for(request)
+        counters.by_status[reply.status] += 1
+        if reply.stream_size:
+            return await self._stream(request, reply)
+        if reply.cut or truncate < plan.truncate:
+            counters.truncated += 1
+            return await self._cut(request, reply)
+        counters.bytes_sent += len(reply.body)
+        headers = {**reply.headers, "Content-Type": reply.content_type}
+        return web.Response(status=reply.status, body=reply.body, headers=headers)
+
+    async def _hang(self, seconds: float) -> None:
+        """Sleep, but wake early when the server stops, so shutdown never waits on a hang."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stopping.wait(), seconds)
+
+    async def _cut(self, request: web.Request, reply: _Reply) -> web.StreamResponse:
+        """Promise the whole body in Content-Length, send half, then hang up."""
+        response = _stream_response(reply, len(reply.body))
+        await response.prepare(request)
+        half = reply.body[: len(reply.body) // 2]
+        await response.write(half)
+        self.counters.bytes_sent += len(half)
+        return _drop(request, response)
+
+    async def _stream(self, request: web.Request, reply: _Reply) -> web.StreamResponse:
+        """Stream a huge body from one reused chunk; stop quietly when the client hangs up."""
+        response = _stream_response(reply, reply.stream_size)
+        await response.prepare(request)
+        if request.method == "HEAD":
+            return response
+        chunk = bytes(_STREAM_CHUNK)
+        remaining = reply.stream_size
+        first = HUGE_BODY_HEAD + chunk[len(HUGE_BODY_HEAD) :]
+        try:
+            while remaining and not self.stopping.is_set():
+                piece = first if remaining == reply.stream_size else chunk
+                piece = piece[:remaining]
+                await response.write(piece)
+                self.counters.bytes_sent += len(piece)
+                remaining -= len(piece)
+        except ConnectionError:  # the client reached its byte cap and hung up, as it should
+            return _drop(request, response)
+        if remaining:
+            return _drop(request, response)
+        await response.write_eof()
+        return response
+
+
+def _stream_response(reply: _Reply, length: int) -> web.StreamResponse:
+    response = web.StreamResponse(status=reply.status, headers=reply.headers)
+    response.content_type = reply.content_type.split(";")[0]
+    response.content_length = length
+    return response
+
+
+def _drop(request: web.Request, response: web.StreamResponse | None = None) -> web.StreamResponse:
+    """Close the connection with nothing more sent; aiohttp then finds nothing to write to."""
+    if request.transport is not None:
+        request.transport.close()
+    return response or web.Response()
+
+
+class ReplicaServer:
+    """A running replica: both origins on one background loop, driven from any thread."""
+
+    def __init__(self, site: ReplicaSite, host: str, port: int, cdn_port: int) -> None:
+        self.site = site
+        self.base_url = ""
+        self.cdn_url = ""
+        self._host, self._ports = host, (port, cdn_port)
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._startup_error: BaseException | None = None
+        self._runners: list[web.AppRunner] = []
+        self._handlers: _Handlers | None = None
+        self._thread = threading.Thread(target=self._run, name="replica-server", daemon=True)
+
+    def __enter__(self) -> ReplicaServer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def _start(self) -> None:
+        self._thread.start()
+        self._ready.wait()
+        if self._startup_error is not None:
+            self._thread.join()
+            raise self._startup_error
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_until_complete(self._listen())
+        except BaseException as error:  # handed to the starting thread, which re-raises it
+            self._startup_error = error
+            self._loop.run_until_complete(self._close_runners())
+            self._loop.close()
+            self._ready.set()
+            return
+        self._ready.set()
+        self._loop.run_forever()
+        self._loop.close()
+
+    async def _listen(self) -> None:
+        handlers = _Handlers(self.site)
+        self._handlers = handlers
+        urls = []
+        for handler, port in zip(
+            (handlers.site_request, handlers.cdn_request), self._ports, strict=True
+        ):
+            app = web.Application()
+            app.router.add_route("*", "/{tail:.*}", handler)
+            runner = web.AppRunner(
+                app, access_log=None, shutdown_timeout=_SHUTDOWN_TIMEOUT_S, handle_signals=False
+            )
+            await runner.setup()
+            self._runners.append(runner)
+            await web.TCPSite(runner, self._host, port).start()
+            urls.append(f"http://{self._host}:{runner.addresses[0][1]}")
+        self.base_url, self.cdn_url = urls
+        handlers.cdn_url = self.cdn_url
+
+    def stop(self) -> None:
+        """Release held requests, end hangs, close both sockets and join the loop thread."""
+        if not self._thread.is_alive():
+            return
+        asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result()
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+
+    async def _shutdown(self) -> None:
+        handlers = self._require_handlers()
+        handlers.stopping.set()
+        handlers.gate.release()
+        await self._close_runners()
+
+    async def _close_runners(self) -> None:
+        for runner in self._runners:
+            await runner.cleanup()
+
+    # -- driving -------------------------------------------------------------------------
+
+    def _require_handlers(self) -> _Handlers:
+        if self._handlers is None:
+            raise RuntimeError("the replica server is not running")
+        return self._handlers
+
+    def _on_loop(self, action: Callable[[_Handlers], _T]) -> _T:
+        """Run ``action`` on the server's loop and wait, so state never changes mid-request."""
+        handlers = self._require_handlers()
+
+        async def call() -> _T:
+            return action(handlers)
+
+        return asyncio.run_coroutine_threadsafe(call(), self._loop).result()
+
+    def set_faults(self, plan: FaultPlan) -> None:
+        self._on_loop(lambda handlers: handlers.set_faults(plan))
+
+    def stats(self) -> ReplicaStats:
+        return self._on_loop(_Handlers.stats)
+
+    def reset_stats(self) -> None:
+        self._on_loop(_Handlers.reset)
+
+    def hold_images(self, after: int) -> None:
+        """Let the next ``after`` image requests through, then block the rest at the gate."""
+        self._on_loop(lambda handlers: handlers.gate.hold(after))
+
+    def release_images(self) -> None:
+        self._on_loop(lambda handlers: handlers.gate.release())
+
+    def held_count(self) -> int:
+        return self._require_handlers().gate.held
+
+    def wait_held(self, count: int, timeout: float = 10.0) -> bool:
+        """Block until at least ``count`` image requests wait at the gate; False on timeout."""
+        gate = self._require_handlers().gate
+        with gate.changed:
+            return gate.changed.wait_for(lambda: gate.held >= count, timeout)
+
+
+def start_replica(
+    site: ReplicaSite | None = None, *, host: str = "127.0.0.1", port: int = 0, cdn_port: int = 0
+) -> ReplicaServer:
+    """Start serving ``site`` (default: ``build_site()``); returns once both sockets listen."""
+    server = ReplicaServer(site or build_site(), host, port, cdn_port)
+    server._start()
+    return server
+
+
+def serve_forever(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    cdn_port: int = 0,
+    brands: int = 3,
+    shows: int = 4,
+    photos: int = 12,
+    seed: int = 0,
+    hostile: bool = True,
+    warm: bool = False,
+) -> None:
+    """Serve a replica until SIGTERM or SIGINT, for a crawler or benchmark in another process.
+
+    Prints ``{"base_url": ..., "cdn_url": ...}`` as one flushed JSON line once both sockets
+    listen, so the parent reads the ports instead of guessing them or sleeping; ``warm``
+    encodes every photo before that line. Call it from
+    the main thread (signal handlers can only be installed there).
+    """
+    site = build_site(
+        brands=brands, shows_per_brand=shows, photos_per_show=photos, seed=seed, hostile=hostile
+    )
+    if warm:
+        warm_photos(site)
+    stopped = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stopped.set()) for sig in _STOP_SIGNALS}
+    try:
+        with start_replica(site, host=host, port=port, cdn_port=cdn_port) as server:
+            print(json.dumps({"base_url": server.base_url, "cdn_url": server.cdn_url}), flush=True)
+            stopped.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

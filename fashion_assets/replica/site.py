@@ -1,0 +1,449 @@
+"""The replica's site model: brands, shows and photos, generated deterministically.
+
+Tests, the demo and the benchmarks all need the same Vogue Runway to crawl without internet,
+so the whole site is a pure function of ``build_site``'s parameters: two builds with the same
+arguments are equal, and a photo's identity, format and faults never change between runs.
+Each brand draws from its own random stream (seeded by the site seed and its slug), so a
+larger site is a superset of a smaller one and counts stay comparable across benchmark sizes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from fashion_assets.domain.titles import parse_show_title, season_slug_for
+
+# Every permanent per-photo fault, as ``ReplicaPhoto.fault`` spells it.
+PHOTO_FAULTS = (
+    "gone",
+    "html",
+    "empty",
+    "truncated",
+    "bomb",
+    "huge",
+    "redirect_offsite",
+    "redirect_private",
+    "not_image",
+)
+# Page-level faults of a show (``ReplicaShow.page_fault``).
+PAGE_FAULTS = ("truncated_state", "no_state")
+# The CDN's named sizes and the width each stands for (``image.sources`` keys).
+SIZE_WIDTHS = {"sm": 320, "md": 640, "lg": 1280, "xl": 1600, "xxl": 2048}
+HOSTILE_BRAND = "hostile-house"
+ROBOTS_BLOCKED_BRAND = "robots-blocked"
+SIDE_GALLERIES = ("Details", "Beauty", "Front Row")
+
+_ALL_WIDTHS = tuple(SIZE_WIDTHS.values())
+_SHORT_WIDTHS = _ALL_WIDTHS[:3]  # items that only have sm..lg
+_NEWEST_YEAR = 2026
+_MAX_SHOWS_PER_BRAND = 150  # about 40 years of shows: the title grammar's years stay plausible
+
+# Real designer names and their (irregular) Vogue slugs, the awkward ones first so that even
+# the default three-brand site exercises accents, dots, ampersands and odd slugs.
+_BRANDS: tuple[tuple[str, str], ...] = (
+    ("Acne Studios", "acne-studios"),
+    ("Agnès b.", "agnes-b-"),
+    ("Maison Margiela", "maison-martin-margiela"),
+    ("Viktor & Rolf", "viktor-rolf"),
+    ("Chloé", "chloe"),
+    ("Dolce & Gabbana", "dolce-gabbana"),
+    ("Comme des Garçons", "comme-des-garcons"),
+    ("Burberry Prorsum", "burberry-prorsum"),
+    ("A.P.C.", "a-p-c"),
+    ("3.1 Phillip Lim", "31-phillip-lim"),
+    ("Hermès", "hermes"),
+    ("Viktor&Rolf", "viktorandrolf"),
+    ("Rag & Bone", "rag-bone"),
+    ("Off-White", "off-white"),
+    ("Y-3", "y-3"),
+    ("Maison Kitsuné", "maison-kitsune"),
+    ("Alexander McQueen", "alexander-mcqueen"),
+    ("Balenciaga", "balenciaga"),
+    ("Celine", "celine"),
+    ("Dries Van Noten", "dries-van-noten"),
+    ("Elie Saab", "elie-saab"),
+    ("Erdem", "erdem"),
+    ("Etro", "etro"),
+    ("Givenchy", "givenchy"),
+    ("Isabel Marant", "isabel-marant"),
+    ("Jacquemus", "jacquemus"),
+    ("Junya Watanabe", "junya-watanabe"),
+    ("Lanvin", "lanvin"),
+    ("Lemaire", "lemaire"),
+    ("Loewe", "loewe"),
+    ("Marni", "marni"),
+    ("Miu Miu", "miu-miu"),
+    ("Mugler", "mugler"),
+    ("Nina Ricci", "nina-ricci"),
+    ("Oscar de la Renta", "oscar-de-la-renta"),
+    ("Proenza Schouler", "proenza-schouler"),
+    ("Rodarte", "rodarte"),
+    ("Sacai", "sacai"),
+    ("Saint Laurent", "saint-laurent"),
+    ("Thom Browne", "thom-browne"),
+    ("Vivienne Westwood", "vivienne-westwood"),
+    ("Zuhair Murad", "zuhair-murad"),
+)
+
+# Title shapes from the real corpus, how often a brand shows each per year, and when in the
+# calendar the show happens relative to the title's year (Spring YYYY shows in YYYY-1).
+_SHAPES: tuple[tuple[str, float, tuple[int, int, int]], ...] = (
+    ("Fall {y} Ready-to-Wear", 0.9, (0, 2, 20)),
+    ("Spring {y} Ready-to-Wear", 0.9, (-1, 9, 24)),
+    ("Resort {y}", 0.5, (-1, 5, 20)),
+    ("Pre-Fall {y}", 0.4, (-1, 12, 8)),
+    ("Fall {y} Menswear", 0.3, (0, 1, 16)),
+    ("Spring {y} Menswear", 0.3, (-1, 6, 18)),
+    ("Spring {y} Couture", 0.12, (0, 1, 22)),
+    ("Fall {y} Couture", 0.12, (0, 7, 3)),
+    ("Pre-Fall {y} Menswear", 0.05, (-1, 12, 12)),
+    ("Resort {y} Menswear", 0.05, (-1, 6, 2)),
+    ("Tokyo Fall {y}", 0.05, (0, 3, 16)),
+    ("Copenhagen Spring {y}", 0.04, (-1, 8, 8)),
+    ("São Paulo Resort {y}", 0.03, (-1, 5, 4)),
+    ("São Paolo Spring {y}", 0.03, (-1, 10, 20)),
+    ("Mexico City Fall {y}", 0.03, (0, 4, 2)),
+    ("Bridal Spring {y}", 0.04, (-1, 4, 14)),
+)
+
+# Hostile House's shows, newest first: title shape, year and what is wrong with the show.
+_HOSTILE_SHOWS = (
+    ("Resort {y}", 2026, "long_title"),
+    ("Pre-Fall {y} Menswear", 2024, "no_state"),
+    ("São Paolo Spring {y}", 2019, "video_only"),
+    ("Bridal Spring {y}", 2019, "truncated_state"),
+    ("Tokyo Fall {y}", 2015, "photo_faults"),
+)
+_LONG_TITLE = "Resort 2026 " + "Très long titre; {encore} " * 4_000  # about 100 KB
+_CONTROL_REVIEW = "Control\x00characters\x07in\x1bthe review\u2028line; {braces} survive."
+
+_REVIEWS = (
+    "{brand} opened with tailoring {{sharp, then sharper}}; the finale undid it all.",
+    "Backstage, {brand} talked about {{archive}} pieces; nobody mentioned the shoes.",
+    "A tight show of {count} looks; colour came late {{and loud}}; the knits stole it.",
+    "{brand} said the mood was 'function {{f}}'; the crowd read it as a love letter.",
+)
+
+
+@dataclass(frozen=True)
+class ReplicaPhoto:
+    """One CDN photo: an id, a file name, its true format and where it is served."""
+
+    photo_id: str
+    file_name: str
+    format: str
+    widths: tuple[int, ...]
+    fault: str | None = None
+
+
+@dataclass(frozen=True)
+class ReplicaGallery:
+    """A non-look gallery of a show page; its photos must never be collected as looks."""
+
+    title: str
+    photos: tuple[ReplicaPhoto, ...]
+
+
+@dataclass(frozen=True)
+class ReplicaShow:
+    """One runway show: its title, season code, looks, side galleries and page quirks."""
+
+    title: str
+    season_slug: str
+    brand_slug: str
+    photos: tuple[ReplicaPhoto, ...]
+    video_only: bool
+    event_date: date
+    cover: ReplicaPhoto
+    side_galleries: tuple[ReplicaGallery, ...]
+    review: str
+    page_fault: str | None = None
+
+    @property
+    def path(self) -> str:
+        return f"/fashion-shows/{self.season_slug}/{self.brand_slug}"
+
+
+@dataclass(frozen=True)
+class ReplicaBrand:
+    """A designer: display name, slug, bio and shows, newest first."""
+
+    slug: str
+    name: str
+    bio: str
+    shows: tuple[ReplicaShow, ...]
+
+    @property
+    def path(self) -> str:
+        return f"/fashion-shows/designer/{self.slug}"
+
+
+@dataclass(frozen=True)
+class ReplicaSite:
+    """The whole replica; lookups are indexed once because the server answers every request
+    from them."""
+
+    brands: tuple[ReplicaBrand, ...]
+    seed: int
+    _by_slug: dict[str, ReplicaBrand] = field(init=False, repr=False, compare=False)
+    _by_path: dict[str, ReplicaShow] = field(init=False, repr=False, compare=False)
+    _by_photo: dict[str, ReplicaPhoto] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        shows = [show for brand in self.brands for show in brand.shows]
+        photos = {
+            photo.photo_id: photo
+            for show in shows
+            for photo in (show.cover, *show.photos, *_side_photos(show))
+        }
+        object.__setattr__(self, "_by_slug", {brand.slug: brand for brand in self.brands})
+        object.__setattr__(self, "_by_path", {show.path: show for show in shows})
+        object.__setattr__(self, "_by_photo", photos)
+
+    def brand(self, slug: str) -> ReplicaBrand | None:
+        return self._by_slug.get(slug)
+
+    def show(self, path: str) -> ReplicaShow | None:
+        return self._by_path.get(path)
+
+    def photo(self, photo_id: str) -> ReplicaPhoto | None:
+        return self._by_photo.get(photo_id)
+
+    def iter_shows(self) -> Iterator[ReplicaShow]:
+        for brand in self.brands:
+            yield from brand.shows
+
+    def iter_photos(self) -> Iterator[ReplicaPhoto]:
+        """Every photo the CDN serves (looks, covers, side galleries), each once."""
+        return iter(self._by_photo.values())
+
+
+def _side_photos(show: ReplicaShow) -> Iterator[ReplicaPhoto]:
+    for gallery in show.side_galleries:
+        yield from gallery.photos
+
+
+@dataclass
+class _BrandContext:
+    """What every photo of one brand is derived from."""
+
+    seed: int
+    slug: str
+    name: str
+    rng: random.Random
+
+
+def build_site(
+    *,
+    brands: int = 3,
+    shows_per_brand: int = 4,
+    photos_per_show: int = 12,
+    seed: int = 0,
+    hostile: bool = True,
+) -> ReplicaSite:
+    """Build the replica; ``hostile`` adds the two brands that exercise bad input."""
+    if brands < 0 or not 1 <= shows_per_brand <= _MAX_SHOWS_PER_BRAND or photos_per_show < 1:
+        raise ValueError(
+            f"need brands >= 0, 1 <= shows_per_brand <= {_MAX_SHOWS_PER_BRAND}, "
+            "photos_per_show >= 1"
+        )
+    built = [
+        _normal_brand(_context(seed, name, slug), shows_per_brand, photos_per_show)
+        for name, slug in map(_brand_identity, range(brands))
+    ]
+    if hostile:
+        built.append(
+            _hostile_brand(_context(seed, "Hostile House", HOSTILE_BRAND), photos_per_show)
+        )
+        robots = _context(seed, "Robots Blocked", ROBOTS_BLOCKED_BRAND)
+        built.append(_normal_brand(robots, min(2, shows_per_brand), photos_per_show))
+    return ReplicaSite(brands=tuple(built), seed=seed)
+
+
+def _brand_identity(index: int) -> tuple[str, str]:
+    """The index-th brand: a real name first, then synthetic "Atelier N" houses."""
+    if index < len(_BRANDS):
+        return _BRANDS[index]
+    number = index - len(_BRANDS) + 1
+    return f"Atelier {number}", f"atelier-{number}"
+
+
+def _context(seed: int, name: str, slug: str) -> _BrandContext:
+    return _BrandContext(seed, slug, name, random.Random(f"{seed}/{slug}"))
+
+
+def _bio(name: str) -> str:
+    return (
+        f"{name} is a fashion house {{founded on a dare}}; its shows run long; "
+        f"critics call the style 'quiet {{loud}}'. See also: {{archive}};"
+    )
+
+
+def _normal_brand(ctx: _BrandContext, shows: int, photos_per_show: int) -> ReplicaBrand:
+    titles = _pick_titles(ctx.rng, shows)
+    deltas = _paired_deltas(ctx.rng, len(titles), min(3, photos_per_show // 4))
+    built = []
+    for index, ((event_date, title), delta) in enumerate(zip(titles, deltas, strict=True)):
+        season_slug = _slug(title)
+        count = photos_per_show + delta
+        looks = tuple(_photo(ctx, season_slug, "look", n) for n in range(1, count + 1))
+        built.append(_show(ctx, title, season_slug, event_date, looks, first=index == 0))
+    return ReplicaBrand(ctx.slug, ctx.name, _bio(ctx.name), tuple(built))
+
+
+def _paired_deltas(rng: random.Random, count: int, max_delta: int) -> list[int]:
+    """Per-show photo-count offsets in +d/-d pairs: counts vary, yet a brand's total stays
+    shows x photos, so benchmark sizes (20 x 30 x 40 = 24,000 looks) hold exactly."""
+    deltas = []
+    for _ in range(count // 2):
+        delta = rng.randint(0, max_delta)
+        deltas += [delta, -delta]
+    return deltas + [0] * (count % 2)
+
+
+def _pick_titles(rng: random.Random, count: int) -> list[tuple[date, str]]:
+    """Draw ``count`` distinct titles, newest first, walking back from a recent year.
+
+    One extra year is drawn after reaching ``count`` because a year's titles span two
+    calendar years (Spring YYYY shows in YYYY-1), so sorting needs the neighbours.
+    """
+    year = _NEWEST_YEAR - rng.randint(0, 2)
+    pool: list[tuple[date, str]] = []
+    while len(pool) < count:
+        pool.extend(_titles_of_year(rng, year))
+        year -= 1
+    pool.extend(_titles_of_year(rng, year))
+    pool.sort(reverse=True)
+    return pool[:count]
+
+
+def _titles_of_year(rng: random.Random, year: int) -> list[tuple[date, str]]:
+    titles = []
+    for template, weight, when in _SHAPES:
+        if rng.random() < weight:
+            titles.append((_show_date(year, when, rng.randint(0, 6)), template.format(y=year)))
+    return titles
+
+
+def _show_date(year: int, when: tuple[int, int, int], jitter_days: int) -> date:
+    offset, month, day = when
+    return date(year + offset, month, day) + timedelta(days=jitter_days)
+
+
+def _slug(title: str) -> str:
+    return season_slug_for(parse_show_title(title))
+
+
+def _photo(
+    ctx: _BrandContext, season_slug: str, role: str, number: int, fault: str | None = None
+) -> ReplicaPhoto:
+    """A photo whose id is a hash of where it sits, so ids are stable and site-unique."""
+    key = f"{ctx.seed}/{ctx.slug}/{season_slug}/{role}/{number}"
+    photo_id = hashlib.sha1(key.encode()).hexdigest()[:24]
+    label = "" if role == "look" else f"-{role}"
+    file_name = f"{number:05d}-{ctx.slug}-{season_slug}{label}-credit-gorunway.jpg"
+    roll = ctx.rng.random()
+    # Mostly JPEG as on the real CDN; WebP and PNG are rarer, and slower to encode.
+    image_format = "png" if roll < 0.05 else "webp" if roll < 0.15 else "jpeg"
+    if fault == "bomb":
+        image_format = "png"
+    widths = _ALL_WIDTHS if ctx.rng.random() < 0.7 else _SHORT_WIDTHS
+    return ReplicaPhoto(photo_id, file_name, image_format, widths, fault)
+
+
+def _show(
+    ctx: _BrandContext,
+    title: str,
+    season_slug: str,
+    event_date: date,
+    looks: tuple[ReplicaPhoto, ...],
+    *,
+    first: bool,
+    video_only: bool = False,
+    page_fault: str | None = None,
+    review: str | None = None,
+) -> ReplicaShow:
+    """Assemble a show; the brand's newest show reuses look 1 as its cover, as Vogue does."""
+    count = len(looks)
+    cover = looks[0] if first and looks else _photo(ctx, season_slug, "cover", 1)
+    side = () if video_only else _side_galleries(ctx, season_slug, count)
+    text = review or ctx.rng.choice(_REVIEWS).format(brand=ctx.name, count=count)
+    return ReplicaShow(
+        title=title,
+        season_slug=season_slug,
+        brand_slug=ctx.slug,
+        photos=looks,
+        video_only=video_only,
+        event_date=event_date,
+        cover=cover,
+        side_galleries=side,
+        review=text,
+        page_fault=page_fault,
+    )
+
+
+def _side_galleries(ctx: _BrandContext, season_slug: str, looks: int) -> tuple[ReplicaGallery, ...]:
+    sizes = {
+        "Details": max(1, looks // 6),
+        "Beauty": max(1, looks // 12),
+        "Front Row": 1 + looks // 10,
+    }
+    return tuple(
+        ReplicaGallery(
+            title,
+            tuple(
+                _photo(ctx, season_slug, title.lower().replace(" ", "-"), n)
+                for n in range(1, sizes[title] + 1)
+            ),
+        )
+        for title in SIDE_GALLERIES
+    )
+
+
+def _hostile_brand(ctx: _BrandContext, photos_per_show: int) -> ReplicaBrand:
+    """Hostile House: one show per kind of bad input a crawler must survive."""
+    shows = []
+    for index, (shape, year, problem) in enumerate(_HOSTILE_SHOWS):
+        title = shape.format(y=year)
+        season_slug = _slug(title)
+        if problem == "photo_faults":
+            looks = _fault_looks(ctx, season_slug, photos_per_show)
+        elif problem == "video_only":
+            looks = ()
+        else:
+            looks = tuple(
+                _photo(ctx, season_slug, "look", n) for n in range(1, photos_per_show + 1)
+            )
+        long_title = problem == "long_title"
+        when = next(when for known, _, when in _SHAPES if known == shape)
+        shows.append(
+            _show(
+                ctx,
+                _LONG_TITLE if long_title else title,
+                season_slug,
+                _show_date(year, when, 0),
+                looks,
+                first=index == 0,
+                video_only=problem == "video_only",
+                page_fault=problem if problem in PAGE_FAULTS else None,
+                review=_CONTROL_REVIEW if long_title else None,
+            )
+        )
+    return ReplicaBrand(ctx.slug, ctx.name, _bio(ctx.name), tuple(shows))
+
+
+def _fault_looks(ctx: _BrandContext, season_slug: str, good: int) -> tuple[ReplicaPhoto, ...]:
+    """Good looks and one look per permanent fault, alternating while both last."""
+    order: list[str | None] = []
+    for index in range(max(good, len(PHOTO_FAULTS))):
+        if index < good:
+            order.append(None)
+        if index < len(PHOTO_FAULTS):
+            order.append(PHOTO_FAULTS[index])
+    return tuple(
+        _photo(ctx, season_slug, "look", n, fault) for n, fault in enumerate(order, start=1)
+    )

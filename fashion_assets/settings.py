@@ -1,0 +1,102 @@
+"""Settings from the environment, each with a documented default that works on a bare machine.
+
+One table (``SETTINGS``) names every variable, its default and what it is for; the README's
+configuration section and the Dagster resources are built from the same table, so the three
+cannot drift apart. Reading settings is a pure function of an environment mapping.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Setting:
+    env: str
+    default: str
+    help: str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("FASHION_HOME", ".fashion", "Data folder: the SQLite catalog, the file store, the "
+            "Dagster instance of the CLI."),
+    Setting("FASHION_DATABASE_URL", "", "Catalog database. Empty: a SQLite file "
+            "FASHION_HOME/catalog.db. PostgreSQL: postgresql+psycopg2://user:pass@host/db."),
+    Setting("FASHION_STORE_URL", "", "Object storage. Empty: file store in "
+            "FASHION_HOME/objects. file:///path, or s3://bucket[/prefix] (boto3's standard "
+            "environment: credentials, AWS_ENDPOINT_URL_S3 for MinIO, R2 or any S3 API)."),
+    Setting("FASHION_VOGUE_BASE_URL", "https://www.vogue.com", "Where Vogue Runway pages are "
+            "fetched from. Drafts always record the public address."),
+    Setting("FASHION_VOGUE_IMAGE_HOSTS", "assets.vogue.com", "Comma-separated hosts (host or "
+            "host:port) that Vogue photos may be fetched from."),
+    Setting("FASHION_IMAGE_CONCURRENCY", "16", "Photo downloads in flight at once, per run."),
+    Setting("FASHION_HOST_CONCURRENCY", "16", "Requests in flight at once to any one host."),
+    Setting("FASHION_SHOW_CONCURRENCY", "4", "Shows ingested at once, per run (each show is "
+            "still committed on its own)."),
+    Setting("FASHION_HTTP_TIMEOUT", "20", "Seconds before a request is given up and retried."),
+    Setting("FASHION_HTTP_RETRIES", "4", "Retries after the first attempt for timeouts, dropped "
+            "connections, 429 and 5xx."),
+    Setting("FASHION_RETRY_BACKOFF", "0.5", "Base of the exponential backoff, in seconds "
+            "(full jitter)."),
+    Setting("FASHION_MAX_RETRY_AFTER", "300", "Longest Retry-After honoured, in seconds; a "
+            "longer one fails the request instead of stalling the run."),
+    Setting("FASHION_MAX_IMAGE_BYTES", str(25 * 1024 * 1024), "Largest photo body accepted."),
+    Setting("FASHION_MAX_IMAGE_PIXELS", "50000000", "Largest photo accepted, in pixels "
+            "(against decompression bombs)."),
+    Setting("FASHION_MAX_PAGE_BYTES", str(10 * 1024 * 1024), "Largest page body accepted."),
+    Setting("FASHION_OBEY_ROBOTS", "true", "Obey the sources' robots.txt."),
+    Setting("FASHION_USER_AGENT", "fashion-assets/0.1 (+https://github.com/fashion-assets)",
+            "User-Agent sent with every request."),
+)
+
+_DEFAULTS = {s.env: s.default for s in SETTINGS}
+
+
+def setting(env: Mapping[str, str], name: str) -> str:
+    """The value of setting ``name``: the environment's when set and non-empty, else the default."""
+    if name not in _DEFAULTS:
+        raise KeyError(f"unknown setting {name}")
+    value = env.get(name, "").strip()
+    return value or _DEFAULTS[name]
+
+
+def home_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The data folder, absolute (relative values are taken from the working directory)."""
+    return Path(setting(os.environ if env is None else env, "FASHION_HOME")).expanduser().resolve()
+
+
+def database_url(env: Mapping[str, str] | None = None) -> str:
+    env = os.environ if env is None else env
+    return setting(env, "FASHION_DATABASE_URL") or f"sqlite:///{home_dir(env) / 'catalog.db'}"
+
+
+def store_url(env: Mapping[str, str] | None = None) -> str:
+    env = os.environ if env is None else env
+    return setting(env, "FASHION_STORE_URL") or f"file://{home_dir(env) / 'objects'}"
+
+
+def parse_bool(value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in {"1", "true", "yes", "on"}:
+        return True
+    if lowered in {"0", "false", "no", "off"}:
+        return False
+    raise ValueError(f"expected a boolean (true/false), got {value!r}")
+
+
+def parse_positive(value: str, name: str, kind: type[int] | type[float] = int) -> int | float:
+    """Parse a positive number, with an error that names the setting."""
+    try:
+        number = kind(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if number <= 0:
+        raise ValueError(f"{name} must be positive, got {value!r}")
+    return number
+
+
+def split_hosts(value: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in value.split(",") if part.strip())

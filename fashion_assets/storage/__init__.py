@@ -1,0 +1,81 @@
+"""Content-addressed photo storage: pick a store from one URL setting.
+
+``open_store`` is the only place that knows the URL forms, so the rest of the pipeline depends on
+``ObjectStore`` alone and moving from disk to S3 is a configuration change.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import unquote
+
+from fashion_assets.storage.base import (
+    ObjectStore,
+    StoreError,
+    StoreStats,
+    is_object_key,
+    object_key,
+)
+from fashion_assets.storage.file import FileStore
+from fashion_assets.storage.s3 import MissingBucketError, S3Store
+
+__all__ = [
+    "FileStore",
+    "MissingBucketError",
+    "ObjectStore",
+    "S3Store",
+    "StoreError",
+    "StoreStats",
+    "is_object_key",
+    "object_key",
+    "open_store",
+]
+
+_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
+_FORMS = "'' or 'file://' (default), 'file:///abs/path', 'file://rel/path', 's3://bucket[/prefix]'"
+
+
+def open_store(url: str, *, home: Path) -> ObjectStore:
+    """Open the store that ``url`` names.
+
+    ``""`` and ``"file://"`` mean ``home / "objects"``; a relative ``file://`` path is taken
+    from ``home`` too, so the answer doesn't depend on the working directory of whichever
+    process (webserver, daemon, CLI) opens the store. S3 settings other than bucket and prefix
+    come from boto3's environment (``AWS_ENDPOINT_URL_S3``, credentials, region).
+    """
+    if not url:
+        return FileStore(home / "objects")
+    scheme, separator, rest = url.partition("://")
+    if not separator:
+        raise ValueError(f"store URL {url!r} has no scheme; expected one of: {_FORMS}")
+    if "@" in rest:
+        # Don't echo it: the part before '@' would be credentials.
+        raise ValueError(
+            "store URL must not contain credentials ('user@'); S3 credentials come from the "
+            "AWS environment or profile"
+        )
+    match scheme.lower():
+        case "file":
+            path = unquote(rest)
+            # An absolute path replaces ``home`` when joined; a relative one lands under it.
+            return FileStore(home / path if path else home / "objects")
+        case "s3":
+            return _s3_store(url, rest)
+        case _:
+            raise ValueError(f"store URL {url!r} has unknown scheme {scheme!r}; expected {_FORMS}")
+
+
+def _s3_store(url: str, rest: str) -> S3Store:
+    bucket, _, prefix = rest.partition("/")
+    if not bucket:
+        raise ValueError(f"store URL {url!r} names no bucket; expected 's3://bucket[/prefix]'")
+    if not _BUCKET.fullmatch(bucket):
+        raise ValueError(
+            f"store URL {url!r}: {bucket!r} is not a valid S3 bucket name "
+            "(3-63 chars: lowercase letters, digits, '.', '-')"
+        )
+    prefix = prefix.strip("/")
+    if prefix and any(part in {"", ".", ".."} for part in prefix.split("/")):
+        raise ValueError(f"store URL {url!r}: the prefix has an empty, '.' or '..' segment")
+    return S3Store(bucket, prefix)

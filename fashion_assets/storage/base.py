@@ -1,0 +1,101 @@
+"""The contract every object store honours, and the key scheme they share.
+
+Photos are stored once, under the sha1 of their bytes, so the same image crawled from ten pages
+costs one object. Stores are create-only: an object never changes after it is written, which is
+what lets the catalog point at a key forever.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+_KEY = re.compile(r"[0-9a-f]{40}")
+
+
+def object_key(data: bytes) -> str:
+    """Name ``data`` by the sha1 of its bytes.
+
+    sha1 is used for addressing, not for security, so it is flagged as such; that keeps it
+    available on FIPS-restricted hosts.
+    """
+    return hashlib.sha1(data, usedforsecurity=False).hexdigest()
+
+
+def is_object_key(key: str) -> bool:
+    """Accept only 40 lowercase hex chars, so a key can never smuggle in a path or a second name."""
+    return isinstance(key, str) and _KEY.fullmatch(key) is not None
+
+
+def check_key(key: str) -> str:
+    """Return ``key`` unchanged, or raise ``ValueError`` before it reaches a path or a request."""
+    if not is_object_key(key):
+        raise ValueError(f"not an object key (40 lowercase hex chars): {key!r}")
+    return key
+
+
+def object_path(key: str) -> str:
+    """The key's place below a store root: ``<key[:2]>/<key>``.
+
+    The two-char fan-out keeps any one directory (or listing page) to 1/256 of the store.
+    """
+    return f"{check_key(key)[:2]}/{key}"
+
+
+def is_object_path(relative: str) -> bool:
+    """True when ``relative`` (below a store root) is exactly where ``object_path`` puts a key.
+
+    Stats use this so temp files and stray files never count as objects.
+    """
+    shard, _, key = relative.partition("/")
+    return is_object_key(key) and shard == key[:2]
+
+
+class StoreError(OSError):
+    """The store could not complete an operation (network, permissions, server error).
+
+    Raised instead of each backend's own exceptions so that callers can tell a store outage
+    (retry the show later) from a bug, without knowing which backend is configured.
+    """
+
+
+@dataclass(frozen=True)
+class StoreStats:
+    """How much a store holds: object count and their total size in bytes."""
+
+    objects: int
+    bytes: int
+
+
+class ObjectStore(Protocol):
+    """A content-addressed, create-only object store (local folder or S3 prefix)."""
+
+    url: str
+    """Where the store lives, fit for logs and UIs: never contains credentials."""
+
+    def put(self, key: str, data: bytes, content_type: str) -> bool:
+        """Write ``data`` under ``key`` unless the key exists.
+
+        Returns True if this call wrote the object, False if it already existed (then nothing
+        is written). Raises ``ValueError`` for a key that fails ``is_object_key``.
+        """
+        ...
+
+    def exists(self, key: str) -> bool:
+        """Whether ``key`` is stored."""
+        ...
+
+    def get(self, key: str) -> bytes:
+        """The bytes stored under ``key``; ``KeyError`` if absent."""
+        ...
+
+    def stats(self) -> StoreStats:
+        """Count every object in the store (a full listing: meant for reports, not hot paths)."""
+        ...
+
+    def missing(self, keys: Iterable[str]) -> set[str]:
+        """Which of ``keys`` are absent; every key is validated before any lookup."""
+        ...

@@ -1,0 +1,107 @@
+"""Objects as files in a local folder: the default store, for one machine or a shared mount."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterable
+from pathlib import Path
+
+from fashion_assets.storage.base import StoreStats, check_key, is_object_path, object_path
+
+TEMP_PREFIX = ".tmp-"
+"""Names of half-written files. Only a crash between write and link can leave one behind, and
+since the name can never be an object key, stats and lookups ignore it."""
+
+
+class FileStore:
+    """A folder holding ``<root>/<key[:2]>/<key>`` files, written atomically and create-only."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).absolute()
+        self.url = self.root.as_uri()
+
+    def put(self, key: str, data: bytes, content_type: str) -> bool:
+        """Write ``data`` under ``key`` unless it exists; ``content_type`` is the catalog's job.
+
+        The bytes go to a fsynced temp file that is then hard-linked into place: ``os.link``
+        refuses to replace an existing name, so concurrent writers of one key (threads or
+        processes) get exactly one winner, and readers never see a partial file.
+        """
+        final = self.root / object_path(key)
+        if final.exists():
+            # Re-crawls mostly find known photos: skip the temp write and fsync for them.
+            return False
+        final.parent.mkdir(parents=True, exist_ok=True)
+        temp = _write_temp(final.parent, data)
+        try:
+            os.link(temp, final)
+        except FileExistsError:
+            return False
+        finally:
+            temp.unlink()
+        _fsync_dir(final.parent)
+        return True
+
+    def exists(self, key: str) -> bool:
+        """Whether ``key`` is stored."""
+        return (self.root / object_path(key)).is_file()
+
+    def get(self, key: str) -> bytes:
+        """The bytes stored under ``key``; ``KeyError`` if absent."""
+        try:
+            return (self.root / object_path(key)).read_bytes()
+        except FileNotFoundError:
+            raise KeyError(key) from None
+
+    def stats(self) -> StoreStats:
+        """Count objects and bytes, skipping temp files and anything not laid out as an object."""
+        objects = size = 0
+        if not self.root.is_dir():
+            return StoreStats(0, 0)
+        with os.scandir(self.root) as shards:
+            for shard in shards:
+                if not shard.is_dir(follow_symlinks=False):
+                    continue
+                with os.scandir(shard.path) as entries:
+                    for entry in entries:
+                        if entry.is_file() and is_object_path(f"{shard.name}/{entry.name}"):
+                            objects += 1
+                            size += entry.stat().st_size
+        return StoreStats(objects, size)
+
+    def missing(self, keys: Iterable[str]) -> set[str]:
+        """Which of ``keys`` are absent; all keys are validated first."""
+        wanted = {check_key(key) for key in keys}
+        return {key for key in wanted if not self.exists(key)}
+
+
+def _write_temp(directory: Path, data: bytes) -> Path:
+    """Write ``data`` durably to a fresh temp file in ``directory``; remove it if anything fails.
+
+    Same directory as the final name, so the later hard link never crosses a filesystem.
+    """
+    temp = directory / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+    # O_EXCL: never adopt (and later delete) a file this call did not create.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with open(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return temp
+
+
+def _fsync_dir(directory: Path) -> None:
+    """Make the new directory entry survive a power cut, not just the file's bytes.
+
+    Without it the catalog could record a key whose name vanishes after a crash.
+    """
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,192 @@
+"""Objects in an S3 bucket (AWS or any S3-compatible server), under an optional key prefix."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, NoReturn
+
+import boto3
+from botocore.client import BaseClient
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+
+from fashion_assets.storage.base import (
+    StoreError,
+    StoreStats,
+    check_key,
+    is_object_path,
+    object_path,
+)
+
+_RETRIES = Config(retries={"mode": "standard", "max_attempts": 5})
+_CREATE_LOST = frozenset({"PreconditionFailed", "ConditionalRequestConflict"})
+"""412: the key exists. 409: another create-only write of the key was in flight and won."""
+_LOOKUP_THREADS = 8
+"""``missing`` HEADs keys in parallel but bounded: under the client's pool of 10 connections."""
+
+
+class MissingBucketError(LookupError):
+    """The configured bucket does not exist; the store never creates one behind your back."""
+
+
+class S3Store:
+    """Objects at ``s3://<bucket>/<prefix>/<key[:2]>/<key>``, written create-only.
+
+    Credentials and the endpoint come from boto3's usual chain (environment, profile, role;
+    ``AWS_ENDPOINT_URL_S3`` for S3-compatible servers); ``endpoint_url`` overrides the latter.
+    One store may be shared by threads: the client is built once, and boto3 clients are
+    thread-safe.
+    """
+
+    def __init__(self, bucket: str, prefix: str = "", *, endpoint_url: str | None = None) -> None:
+        self.bucket = bucket
+        self.prefix = prefix.strip("/")
+        self.url = f"s3://{bucket}/{self.prefix}" if self.prefix else f"s3://{bucket}"
+        self._endpoint_url = endpoint_url
+        self._lock = threading.Lock()
+        self._client: BaseClient | None = None
+        self._bucket_checked = False
+
+    def put(self, key: str, data: bytes, content_type: str) -> bool:
+        """Write ``data`` unless ``key`` exists, using ``If-None-Match: *`` so S3 itself decides.
+
+        A check-then-write would race with other workers; the conditional put cannot.
+        """
+        name = self._name(key)
+        try:
+            self._s3().put_object(
+                Bucket=self.bucket,
+                Key=name,
+                Body=data,
+                ContentType=content_type,
+                IfNoneMatch="*",
+            )
+        except ClientError as error:
+            if _code(error) in _CREATE_LOST:
+                return False
+            self._reraise(error)
+        except BotoCoreError as error:
+            raise StoreError(f"S3 put to {self.url} failed: {type(error).__name__}") from error
+        return True
+
+    def exists(self, key: str) -> bool:
+        """Whether ``key`` is stored (one HEAD request)."""
+        name = self._name(key)
+        try:
+            self._s3().head_object(Bucket=self.bucket, Key=name)
+        except ClientError as error:
+            if _status(error) == 404:
+                return False
+            self._reraise(error)
+        return True
+
+    def get(self, key: str) -> bytes:
+        """The bytes stored under ``key``; ``KeyError`` if absent."""
+        name = self._name(key)
+        try:
+            response = self._s3().get_object(Bucket=self.bucket, Key=name)
+        except ClientError as error:
+            if _code(error) in {"NoSuchKey", "404"}:
+                raise KeyError(key) from None
+            self._reraise(error)
+        return response["Body"].read()
+
+    def stats(self) -> StoreStats:
+        """Count objects and bytes by listing the prefix, page by page."""
+        objects = size = 0
+        start = f"{self.prefix}/" if self.prefix else ""
+        paginator = self._s3().get_paginator("list_objects_v2")
+        try:
+            for page in paginator.paginate(Bucket=self.bucket, Prefix=start):
+                for item in page.get("Contents", []):
+                    if is_object_path(item["Key"].removeprefix(start)):
+                        objects += 1
+                        size += item["Size"]
+        except ClientError as error:
+            self._reraise(error)
+        return StoreStats(objects, size)
+
+    def missing(self, keys: Iterable[str]) -> set[str]:
+        """Which of ``keys`` are absent: one HEAD per key, a few at a time.
+
+        Listing a shard instead would read every object in it, which grows with the store;
+        HEADs grow only with the question.
+        """
+        wanted = list({check_key(key) for key in keys})
+        if not wanted:
+            return set()
+        with ThreadPoolExecutor(max_workers=min(_LOOKUP_THREADS, len(wanted))) as pool:
+            found = pool.map(self.exists, wanted)
+            return {key for key, present in zip(wanted, found, strict=True) if not present}
+
+    def ensure_bucket(self) -> None:
+        """Create the bucket if it is missing (tests and the demo; production buckets are
+        provisioned deliberately, with their own region, policy and lifecycle)."""
+        client = self._connect(check_bucket=False)
+        region = client.meta.region_name
+        options: dict[str, Any] = {}
+        if region and region != "us-east-1":
+            options["CreateBucketConfiguration"] = {"LocationConstraint": region}
+        try:
+            client.create_bucket(Bucket=self.bucket, **options)
+        except ClientError as error:
+            if _code(error) != "BucketAlreadyOwnedByYou":
+                raise
+        with self._lock:
+            self._bucket_checked = True
+
+    def _name(self, key: str) -> str:
+        """The S3 key for an object key (validated, so no path tricks reach the request)."""
+        relative = object_path(key)
+        return f"{self.prefix}/{relative}" if self.prefix else relative
+
+    def _s3(self) -> BaseClient:
+        return self._connect(check_bucket=True)
+
+    def _connect(self, *, check_bucket: bool) -> BaseClient:
+        """Build the client on first use and, once, make sure the bucket exists.
+
+        The check matters because a HEAD on a missing bucket is a bare 404, the same answer as a
+        missing key: without it ``exists`` and ``missing`` would quietly report "not stored".
+        Its own session keeps construction off boto3's shared default session, which is not
+        thread-safe.
+        """
+        with self._lock:
+            if self._client is None:
+                self._client = boto3.session.Session().client(
+                    "s3", endpoint_url=self._endpoint_url, config=_RETRIES
+                )
+            if check_bucket and not self._bucket_checked:
+                self._require_bucket(self._client)
+                self._bucket_checked = True
+            return self._client
+
+    def _require_bucket(self, client: BaseClient) -> None:
+        try:
+            client.head_bucket(Bucket=self.bucket)
+        except ClientError as error:
+            self._reraise(error)
+
+    def _reraise(self, error: ClientError) -> NoReturn:
+        """Turn "no such bucket" into an error that names it; re-raise anything else as is."""
+        if _code(error) == "NoSuchBucket" or (
+            _status(error) == 404 and error.operation_name == "HeadBucket"
+        ):
+            endpoint = self._client.meta.endpoint_url if self._client else "the default endpoint"
+            raise MissingBucketError(
+                f"S3 bucket {self.bucket!r} does not exist at {endpoint}; create it first "
+                "(the store never creates buckets itself)"
+            ) from error
+        raise StoreError(
+            f"S3 {error.operation_name} on {self.url} failed: {_code(error) or _status(error)}"
+        ) from error
+
+
+def _code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code", ""))
+
+
+def _status(error: ClientError) -> int | None:
+    return error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")

@@ -1,0 +1,1 @@
+"""The catalog migrations, shipped inside the package as ``fashion_assets.sql`` (see pyproject)."""

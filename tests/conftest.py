@@ -1,0 +1,124 @@
+"""Shared fixtures: real components only.
+
+- the catalog on SQLite, and on PostgreSQL when ``FASHION_TEST_DATABASE_URL`` names a server
+  (each test gets its own fresh database there); in CI that variable is required;
+- the object store on disk and on a real S3 API server (moto's standalone server, over HTTP);
+- the project's replica of the source sites on loopback.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from fashion_assets.replica import ReplicaServer, build_site, start_replica
+from fashion_assets.storage import S3Store
+from tests.s3server import S3Server, start_moto_server
+
+PG_ENV = "FASHION_TEST_DATABASE_URL"
+
+AWS_TEST_ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_CONFIG_FILE": "/nonexistent/aws-config",
+    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
+    "NO_PROXY": "127.0.0.1,localhost",
+}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("CI") and not os.environ.get(PG_ENV):
+        raise pytest.UsageError(
+            f"CI must run the catalog tests on PostgreSQL: set {PG_ENV} "
+            "(.ci/run starts PostgreSQL and sets it)")
+    # Fake credentials for the local S3 server; nothing from a developer's AWS setup leaks in.
+    os.environ.update(AWS_TEST_ENV)
+    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
+        os.environ.pop(name, None)
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[S3Server]:
+    with start_moto_server() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def replica() -> Iterator[ReplicaServer]:
+    """The replica with its hostile brand; tests that change faults restore them."""
+    server = start_replica(build_site(brands=2, shows_per_brand=3, photos_per_show=8))
+    yield server
+    server.stop()
+
+
+@contextmanager
+def fresh_postgres_database() -> Iterator[str]:
+    """A new, empty PostgreSQL database on the test server, dropped afterwards."""
+    admin_url = make_url(os.environ[PG_ENV])
+    name = f"fa_test_{uuid.uuid4().hex[:16]}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield admin_url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Every catalog test runs on SQLite and, where configured, on PostgreSQL."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'catalog.db'}"
+        return
+    if not os.environ.get(PG_ENV):
+        pytest.skip(f"PostgreSQL not configured: set {PG_ENV} to run the catalog on it too")
+    with fresh_postgres_database() as url:
+        yield url
+
+
+def new_s3_bucket(server: S3Server) -> str:
+    """A fresh bucket on the shared server; returns its ``s3://`` store URL."""
+    bucket = f"fa-test-{uuid.uuid4().hex[:12]}"
+    S3Store(bucket, endpoint_url=server.endpoint_url).ensure_bucket()
+    return f"s3://{bucket}/photos"
+
+
+@pytest.fixture(params=["file", "s3"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path,
+              monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "file":
+        return f"file://{tmp_path / 'objects'}"
+    server = request.getfixturevalue("s3_server")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", server.endpoint_url)
+    return new_s3_bucket(server)
+
+
+def pipeline_env(home: Path, database_url: str, store_url: str, replica: ReplicaServer,
+                 **overrides: str) -> dict[str, str]:
+    """The FASHION_* settings of a test pipeline pointed at the replica.
+
+    Retries are kept short so fault tests finish quickly; everything else is the default.
+    """
+    env = {
+        "FASHION_HOME": str(home),
+        "FASHION_DATABASE_URL": database_url,
+        "FASHION_STORE_URL": store_url,
+        "FASHION_VOGUE_BASE_URL": replica.base_url,
+        "FASHION_VOGUE_IMAGE_HOSTS": replica.cdn_url.split("://", 1)[1],
+        "FASHION_RETRY_BACKOFF": "0.01",
+        "FASHION_HTTP_TIMEOUT": "5",
+    }
+    env.update(overrides)
+    return env

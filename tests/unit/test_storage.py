@@ -1,0 +1,303 @@
+"""Object stores, on disk and on S3: the same contract, checked against real backends.
+
+S3 means a real moto_server over HTTP on loopback, so requests, conditional writes and error
+parsing all go through boto3 exactly as they would against AWS.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import boto3
+import pytest
+
+from fashion_assets.storage import (
+    FileStore,
+    MissingBucketError,
+    ObjectStore,
+    S3Store,
+    StoreStats,
+    is_object_key,
+    object_key,
+    open_store,
+)
+from fashion_assets.storage.file import TEMP_PREFIX
+from tests.s3server import S3Server, start_moto_server
+
+PHOTO = b"\xff\xd8\xff\xe0 a photo"
+OTHER = b"\x89PNG another photo, longer"
+PREFIX = "photos/raw"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def aws_env() -> Iterator[None]:
+    """Fake credentials and a fixed region; nothing from the developer's AWS setup leaks in."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_SESSION_TOKEN": "testing",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_CONFIG_FILE": "/nonexistent/aws-config",
+            "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
+            "NO_PROXY": "127.0.0.1,localhost",
+        }.items():
+            patch.setenv(name, value)
+        for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
+            patch.delenv(name, raising=False)
+        yield
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[S3Server]:
+    with start_moto_server() as server:
+        yield server
+
+
+def _bucket_name() -> str:
+    return f"test-{uuid.uuid4().hex[:12]}"
+
+
+def _s3_store(server: S3Server) -> S3Store:
+    store = S3Store(_bucket_name(), PREFIX, endpoint_url=server.endpoint_url)
+    store.ensure_bucket()
+    return store
+
+
+@pytest.fixture(params=["file", "s3"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> ObjectStore:
+    """Each test gets an empty store: a fresh folder, or a fresh bucket on the shared server."""
+    if request.param == "file":
+        return FileStore(tmp_path / "objects")
+    return _s3_store(request.getfixturevalue("s3_server"))
+
+
+# --- keys -------------------------------------------------------------------------------------
+
+
+def test_object_key_is_sha1_hex() -> None:
+    assert object_key(b"") == "da39a3ee5e6b4b0d3255bfef95601890afd80709"
+    assert is_object_key(object_key(PHOTO))
+
+
+BAD_KEYS = [
+    "../x",
+    object_key(PHOTO).upper(),
+    "abc123",
+    f"{object_key(PHOTO)[:2]}/{object_key(PHOTO)[3:]}",
+    f"{object_key(PHOTO)}\n",
+    "",
+]
+
+
+@pytest.mark.parametrize("key", BAD_KEYS)
+def test_invalid_keys_are_rejected_before_any_io(store: ObjectStore, key: str) -> None:
+    assert not is_object_key(key)
+    with pytest.raises(ValueError, match="not an object key"):
+        store.put(key, PHOTO, "image/jpeg")
+    with pytest.raises(ValueError):
+        store.exists(key)
+    with pytest.raises(ValueError):
+        store.get(key)
+    with pytest.raises(ValueError):
+        store.missing([object_key(PHOTO), key])
+    assert store.stats() == StoreStats(0, 0)
+
+
+# --- the contract, on both stores -------------------------------------------------------------
+
+
+def test_put_is_create_only(store: ObjectStore) -> None:
+    key = object_key(PHOTO)
+    assert store.put(key, PHOTO, "image/jpeg") is True
+    assert store.put(key, OTHER, "image/png") is False
+    assert store.get(key) == PHOTO
+
+
+def test_exists_get_and_missing(store: ObjectStore) -> None:
+    stored, absent = object_key(PHOTO), object_key(OTHER)
+    store.put(stored, PHOTO, "image/jpeg")
+    assert store.exists(stored)
+    assert not store.exists(absent)
+    with pytest.raises(KeyError):
+        store.get(absent)
+    assert store.missing([stored, absent, absent]) == {absent}
+    assert store.missing(iter([stored])) == set()
+    assert store.missing([]) == set()
+
+
+def test_stats_counts_objects_and_bytes(store: ObjectStore) -> None:
+    assert store.stats() == StoreStats(0, 0)
+    for data in (PHOTO, OTHER, PHOTO):
+        store.put(object_key(data), data, "image/jpeg")
+    assert store.stats() == StoreStats(objects=2, bytes=len(PHOTO) + len(OTHER))
+
+
+def test_concurrent_puts_of_one_key_have_one_winner(store: ObjectStore) -> None:
+    key = object_key(PHOTO)
+    start = threading.Barrier(8)
+
+    def put() -> bool:
+        start.wait()
+        return store.put(key, PHOTO, "image/jpeg")
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda _: put(), range(8)))
+    assert results.count(True) == 1
+    assert store.get(key) == PHOTO
+    assert store.stats() == StoreStats(1, len(PHOTO))
+
+
+def test_url_names_the_store_without_secrets(store: ObjectStore) -> None:
+    assert store.url.startswith(("file:///", "s3://test-"))
+    assert "testing" not in store.url
+
+
+# --- file store -------------------------------------------------------------------------------
+
+
+def test_file_layout_fans_out_by_key_prefix(tmp_path: Path) -> None:
+    store = FileStore(tmp_path / "objects")
+    assert not store.root.exists()  # created lazily, on the first write
+    key = object_key(PHOTO)
+    store.put(key, PHOTO, "image/jpeg")
+    shard = tmp_path / "objects" / key[:2]
+    assert [path.name for path in shard.iterdir()] == [key]  # no temp file left behind
+    assert (shard / key).read_bytes() == PHOTO
+
+
+def test_file_stats_ignore_temp_and_stray_files(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    key = object_key(PHOTO)
+    store.put(key, PHOTO, "image/jpeg")
+    (tmp_path / key[:2] / f"{TEMP_PREFIX}crashed").write_bytes(b"half a photo")
+    (tmp_path / "README").write_text("not an object")
+    (tmp_path / "zz").mkdir()
+    (tmp_path / "zz" / key).write_bytes(PHOTO)  # a real key, but in the wrong shard
+    assert store.stats() == StoreStats(1, len(PHOTO))
+
+
+def test_failed_file_write_leaves_nothing_behind(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    key = object_key(PHOTO)
+    with pytest.raises(TypeError):
+        store.put(key, "text is not bytes", "image/jpeg")  # type: ignore[arg-type]
+    assert list((tmp_path / key[:2]).iterdir()) == []
+    assert not store.exists(key)
+
+
+# --- S3 store ---------------------------------------------------------------------------------
+
+
+def test_s3_layout_prefix_and_content_type(s3_server: S3Server) -> None:
+    store = _s3_store(s3_server)
+    key = object_key(PHOTO)
+    store.put(key, PHOTO, "image/jpeg")
+    client = boto3.client("s3", endpoint_url=s3_server.endpoint_url)
+    listing = client.list_objects_v2(Bucket=store.bucket)
+    name = f"{PREFIX}/{key[:2]}/{key}"
+    assert [item["Key"] for item in listing["Contents"]] == [name]
+    assert client.head_object(Bucket=store.bucket, Key=name)["ContentType"] == "image/jpeg"
+    assert store.url == f"s3://{store.bucket}/{PREFIX}"
+
+
+def test_s3_stats_cover_only_this_prefix(s3_server: S3Server) -> None:
+    store = _s3_store(s3_server)
+    neighbour = S3Store(store.bucket, "photos/other", endpoint_url=s3_server.endpoint_url)
+    neighbour.put(object_key(OTHER), OTHER, "image/png")
+    store.put(object_key(PHOTO), PHOTO, "image/jpeg")
+    assert store.stats() == StoreStats(1, len(PHOTO))
+
+
+def test_s3_missing_bucket_is_a_clear_error(s3_server: S3Server) -> None:
+    bucket = _bucket_name()
+    store = S3Store(bucket, endpoint_url=s3_server.endpoint_url)
+    key = object_key(PHOTO)
+    for call in (
+        lambda: store.put(key, PHOTO, "image/jpeg"),
+        lambda: store.exists(key),
+        lambda: store.missing([key]),
+        store.stats,
+    ):
+        with pytest.raises(MissingBucketError, match=bucket):
+            call()
+    store.ensure_bucket()
+    assert store.put(key, PHOTO, "image/jpeg") is True
+
+
+def test_open_store_s3_takes_the_endpoint_from_the_environment(
+    s3_server: S3Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", s3_server.endpoint_url)
+    store = open_store(f"s3://{_bucket_name()}/env", home=Path("/unused"))
+    assert isinstance(store, S3Store)
+    store.ensure_bucket()
+    assert store.put(object_key(PHOTO), PHOTO, "image/jpeg") is True
+
+
+# --- open_store -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "relative_root"),
+    [
+        ("", "objects"),
+        ("file://", "objects"),
+        ("file://relative/dir", "relative/dir"),
+        ("file://with%20space", "with space"),
+    ],
+)
+def test_open_store_file_urls_under_home(tmp_path: Path, url: str, relative_root: str) -> None:
+    store = open_store(url, home=tmp_path)
+    assert isinstance(store, FileStore)
+    assert store.root == tmp_path / relative_root
+
+
+def test_open_store_file_absolute_path(tmp_path: Path) -> None:
+    store = open_store(f"file://{tmp_path}/elsewhere", home=Path("/unused"))
+    assert isinstance(store, FileStore)
+    assert store.root == tmp_path / "elsewhere"
+    assert store.url == (tmp_path / "elsewhere").as_uri()
+
+
+@pytest.mark.parametrize(
+    ("url", "bucket", "prefix", "display"),
+    [
+        ("s3://my-bucket", "my-bucket", "", "s3://my-bucket"),
+        ("s3://my-bucket/", "my-bucket", "", "s3://my-bucket"),
+        ("s3://my.bucket/some/prefix/", "my.bucket", "some/prefix", "s3://my.bucket/some/prefix"),
+    ],
+)
+def test_open_store_s3_urls(url: str, bucket: str, prefix: str, display: str) -> None:
+    store = open_store(url, home=Path("/unused"))
+    assert isinstance(store, S3Store)
+    assert (store.bucket, store.prefix, store.url) == (bucket, prefix, display)
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("/plain/path", "no scheme"),
+        ("http://example.com/x", "unknown scheme 'http'"),
+        ("gs://bucket", "unknown scheme 'gs'"),
+        ("s3://", "names no bucket"),
+        ("s3:///prefix", "names no bucket"),
+        ("s3://ab", "not a valid S3 bucket name"),
+        ("s3://My_Bucket", "not a valid S3 bucket name"),
+        ("s3://bucket/a//b", "empty, '.' or '..' segment"),
+        ("s3://bucket/a/../b", "empty, '.' or '..' segment"),
+    ],
+)
+def test_open_store_rejects_bad_urls(url: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        open_store(url, home=Path("/unused"))
+
+
+def test_open_store_never_echoes_credentials_in_urls() -> None:
+    with pytest.raises(ValueError, match="must not contain credentials") as error:
+        open_store("s3://AKIAEXAMPLE:s3cr3t@bucket/prefix", home=Path("/unused"))
+    assert "s3cr3t" not in str(error.value)
