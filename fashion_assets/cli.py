@@ -7,6 +7,7 @@ CLI makes shows up in ``dagster dev`` afterwards.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -31,13 +32,21 @@ def _brand_slug(value: str) -> str:
 
 
 def dagster_instance():  # -> DagsterInstance (imported lazily: Dagster is slow to import)
-    """The persistent instance of ``DAGSTER_HOME``, defaulting to ``FASHION_HOME/dagster``."""
+    """The persistent instance of ``DAGSTER_HOME``, defaulting to ``FASHION_HOME/dagster``.
+
+    Opening an instance the first time creates its storage; two crawls started at once would
+    race to create the same tables, so opening is serialized with a file lock.
+    """
     from dagster import DagsterInstance
 
     if not os.environ.get("DAGSTER_HOME"):
         os.environ["DAGSTER_HOME"] = str(settings.home_dir() / "dagster")
-    Path(os.environ["DAGSTER_HOME"]).mkdir(parents=True, exist_ok=True)
-    return DagsterInstance.get()
+    home = Path(os.environ["DAGSTER_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / ".fashion-assets.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        (home / "dagster.yaml").touch(exist_ok=True)
+        return DagsterInstance.get()
 
 
 def _engine(env: Mapping[str, str] | None = None):  # -> Engine

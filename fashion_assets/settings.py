@@ -87,16 +87,5 @@ def parse_bool(value: str) -> bool:
     raise ValueError(f"expected a boolean (true/false), got {value!r}")
 
 
-def parse_positive(value: str, name: str, kind: type[int] | type[float] = int) -> int | float:
-    """Parse a positive number, with an error that names the setting."""
-    try:
-        number = kind(value)
-    except ValueError:
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if number <= 0:
-        raise ValueError(f"{name} must be positive, got {value!r}")
-    return number
-
-
 def split_hosts(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(",") if part.strip())

@@ -66,8 +66,8 @@ class ObjectStoreResource(ConfigurableResource):
 class VogueSourceResource(ConfigurableResource):
     """Where Vogue Runway is fetched from, and which hosts its photos may come from."""
 
-    base_url: str = Field(default="https://www.vogue.com")
-    image_hosts: str = Field(default="assets.vogue.com", description="Comma-separated hosts.")
+    base_url: str = Field(description="Where pages are fetched from (a mirror or replica too).")
+    image_hosts: str = Field(description="Comma-separated hosts photos may come from.")
 
     def site(self) -> SourceSite:
         return SourceSite(vogue.SOURCE, self.base_url.rstrip("/"), vogue.PUBLIC_BASE_URL)
@@ -79,18 +79,19 @@ class VogueSourceResource(ConfigurableResource):
 class CrawlerResource(ConfigurableResource):
     """How politely and how fast the crawler works, and what it accepts."""
 
-    image_concurrency: int = 16
-    host_concurrency: int = 16
-    show_concurrency: int = 4
-    http_timeout: float = 20.0
-    http_retries: int = 4
-    retry_backoff: float = 0.5
-    max_retry_after: float = 300.0
-    max_image_bytes: int = 25 * 1024 * 1024
-    max_image_pixels: int = 50_000_000
-    max_page_bytes: int = 10 * 1024 * 1024
-    obey_robots: bool = True
-    user_agent: str = "fashion-assets/0.1 (+https://github.com/fashion-assets)"
+    # No defaults here: ``resources_from_env`` fills every field from the settings table.
+    image_concurrency: int
+    host_concurrency: int
+    show_concurrency: int
+    http_timeout: float
+    http_retries: int
+    retry_backoff: float
+    max_retry_after: float
+    max_image_bytes: int
+    max_image_pixels: int
+    max_page_bytes: int
+    obey_robots: bool
+    user_agent: str
 
     def http_policy(self) -> HttpPolicy:
         return HttpPolicy(
@@ -125,17 +126,21 @@ _CRAWLER_ENV = {
 
 
 def _value(env: Mapping[str, str], name: str, kind: type, as_env_var: bool) -> Any:
-    """``EnvVar`` when the variable is set in the process environment (the UI then shows its
-    name, never its value), else the value itself (the default, or the given mapping's)."""
+    """The setting's value, checked now so a bad one fails with its name at load time.
+
+    Returned as ``EnvVar`` when set in the process environment and Dagster can read it
+    itself (the UI then shows the variable's name, never its value).
+    """
+    raw = settings.setting(env, name)
+    try:
+        value = settings.parse_bool(raw) if kind is bool else kind(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r} is not a valid {kind.__name__}") from None
+    if kind in (int, float) and (value < 0 or (value == 0 and name != "FASHION_HTTP_RETRIES")):
+        raise ValueError(f"{name}={raw!r} must be positive")
     if as_env_var and env.get(name, "").strip() and kind in (int, str):
         return EnvVar.int(name) if kind is int else EnvVar(name)
-    return _parse(kind, settings.setting(env, name))
-
-
-def _parse(kind: type, raw: str) -> Any:
-    if kind is bool:
-        return settings.parse_bool(raw)
-    return kind(raw)
+    return value
 
 
 def resources_from_env(env: Mapping[str, str] | None = None) -> dict[str, ConfigurableResource]:
@@ -148,7 +153,7 @@ def resources_from_env(env: Mapping[str, str] | None = None) -> dict[str, Config
     as_env_var = env is None
     env = os.environ if env is None else env
     fields = CrawlerResource.model_fields
-    crawler = {name: _value(env, var, type(fields[name].default), as_env_var)
+    crawler = {name: _value(env, var, fields[name].annotation, as_env_var)
                for name, var in _CRAWLER_ENV.items()}
     return {
         "catalog": CatalogResource(

@@ -8,6 +8,8 @@ the write lock when it starts rather than failing when it first writes.
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
@@ -51,8 +53,8 @@ def _sqlite_engine(url: str, database: str | None) -> Engine:
         # Let SQLAlchemy, not pysqlite, decide when transactions begin (see "begin" below).
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        _enable_wal(cursor)
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
@@ -62,6 +64,25 @@ def _sqlite_engine(url: str, database: str | None) -> Engine:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+def _enable_wal(cursor: sqlite3.Cursor) -> None:
+    """Switch a database to WAL mode, once; concurrent first connections may have to wait.
+
+    The switch needs an exclusive lock and SQLite does not run its busy handler for it, so
+    connections opening a new database at the same moment get "database is locked" at once:
+    retry, within the busy timeout, until the winner has switched.
+    """
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def is_postgres(engine: Engine) -> bool:

@@ -32,7 +32,7 @@ from fashion_assets.replica.pages import (
     render_robots,
     render_show,
 )
-from fashion_assets.replica.site import SIZE_WIDTHS, ReplicaPhoto, ReplicaSite, build_site
+from fashion_assets.replica.site import ReplicaPhoto, ReplicaSite, build_site
 
 _T = TypeVar("_T")
 _HTML = "text/html; charset=utf-8"
@@ -44,7 +44,6 @@ _REDIRECTS = {
 _STREAM_CHUNK = 256 * 1024
 _CONTROL_PREFIX = "/__replica/"
 _SHUTDOWN_TIMEOUT_S = 2.0
-_KNOWN_WIDTHS = frozenset(SIZE_WIDTHS.values())
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
@@ -119,8 +118,8 @@ class _Counters:
 class _Gate:
     """Blocks image requests beyond the first ``after`` until released.
 
-    ``held`` is mirrored under a ``threading.Condition`` so test threads can wait for a crawl
-    to reach the gate without sleeping.
+    ``held`` changes under a ``threading.Condition`` so test threads can wait for a crawl to
+    reach the gate without sleeping.
     """
 
     def __init__(self) -> None:
@@ -300,14 +299,13 @@ class _Handlers:
         photo = self.site.photo(parts[2])
         if photo is None or parts[5] != photo.file_name:
             return None
-        variant = parts[4].replace("%2C", ",").replace("%2c", ",")
-        if variant == "pass":
+        if parts[4] == "pass":
             return photo
-        width, _, crop = variant.partition(",")
+        # aiohttp has already decoded "%2C", so both spellings of the comma arrive as ",".
+        width, _, crop = parts[4].partition(",")
         if crop != "c_limit" or not width.startswith("w_") or not width[2:].isdigit():
             return None
-        served = int(width[2:])
-        return photo if served in photo.widths and served in _KNOWN_WIDTHS else None
+        return photo if int(width[2:]) in photo.widths else None
 
     # -- faults and sending ---------------------------------------------------------------
 

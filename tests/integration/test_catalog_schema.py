@@ -1,0 +1,103 @@
+"""The catalog schema and its migrations, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from sqlalchemy import Engine, text
+from sqlalchemy.exc import IntegrityError
+
+from fashion_assets.catalog.db import create_catalog_engine, redact_url
+from fashion_assets.catalog.migrations import apply_migrations, packaged_migrations
+
+
+@pytest.fixture
+def engine(database_url: str) -> Engine:
+    engine = create_catalog_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+def insert_draft(conn, source: str, source_url: str) -> None:
+    conn.execute(text(
+        "INSERT INTO brand_runway_drafts (source, source_url, brand_slug, season_code)"
+        " VALUES (:s, :u, 'chloe', 'resort-2026')"), {"s": source, "u": source_url})
+
+
+def test_migrations_apply_once_and_are_recorded(engine: Engine) -> None:
+    first = apply_migrations(engine)
+    second = apply_migrations(engine)
+
+    assert first == [m.name for m in packaged_migrations()] and second == []
+    with engine.connect() as conn:
+        versions = [v for (v,) in conn.execute(text("SELECT version FROM schema_migrations"))]
+    assert versions == [m.version for m in packaged_migrations()]
+
+
+def test_concurrent_starts_apply_each_migration_once(database_url: str) -> None:
+    engines = [create_catalog_engine(database_url) for _ in range(4)]
+    results: list[list[str]] = []
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(len(engines))
+
+    def start(e: Engine) -> None:
+        barrier.wait()
+        try:
+            results.append(apply_migrations(e))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start, args=(e,)) for e in engines]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for e in engines:
+        e.dispose()
+
+    assert not errors
+    assert sorted(len(r) for r in results) == [0, 0, 0, len(packaged_migrations())]
+
+
+def test_the_source_key_is_unique_except_for_drafts_without_a_source_url(
+        engine: Engine) -> None:
+    apply_migrations(engine)
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO brands (slug) VALUES ('chloe')"))
+        insert_draft(conn, "vogue", "")
+        insert_draft(conn, "vogue", "")
+        insert_draft(conn, "vogue", "https://www.vogue.com/fashion-shows/resort-2026/chloe")
+        insert_draft(conn, "theimpression", "https://www.vogue.com/fashion-shows/resort-2026/chloe")
+
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        insert_draft(conn, "vogue", "https://www.vogue.com/fashion-shows/resort-2026/chloe")
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        conn.execute(text(
+            "INSERT INTO brand_runway_drafts (source, source_url, brand_slug, season_code)"
+            " VALUES ('vogue', NULL, 'chloe', 'resort-2026')"))
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM brand_runway_drafts")).scalar() == 4
+
+
+def test_the_catalog_is_unique_on_the_entity_key_and_statuses_are_checked(
+        engine: Engine) -> None:
+    apply_migrations(engine)
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO brands (slug) VALUES ('chloe')"))
+        conn.execute(text("INSERT INTO brand_runways (brand_slug, season_code)"
+                          " VALUES ('chloe', 'resort-2026')"))
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        conn.execute(text("INSERT INTO brand_runways (brand_slug, season_code)"
+                          " VALUES ('chloe', 'resort-2026')"))
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        conn.execute(text(
+            "INSERT INTO brand_runway_drafts (source, source_url, brand_slug, season_code,"
+            " status) VALUES ('vogue', 'x', 'chloe', 'resort-2026', 'published')"))
+
+
+def test_database_urls_never_show_their_password() -> None:
+    assert "s3cret" not in redact_url("postgresql+psycopg2://u:s3cret@db.example/catalog")
+    with pytest.raises(ValueError, match="psycopg2") as info:
+        create_catalog_engine("postgresql://u:s3cret@db.example/catalog")
+    assert "s3cret" not in str(info.value)

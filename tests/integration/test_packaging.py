@@ -1,0 +1,270 @@
+"""The package works installed, not only from the repository root.
+
+A plain (non-editable) install is what a user or a deployment gets, and it differs from the
+editable one the suite otherwise runs against in exactly the ways that break silently: the
+top-level ``resources/``, ``sensors/`` and ``sql/`` folders must be remapped into the package,
+the SQL migrations must be shipped as package data, and nothing may resolve relative to the
+repository or the working directory. So the repository is built into a wheel, the wheel is
+installed into a separate folder, and the installed copy runs from an unrelated empty folder.
+
+A fresh virtual environment with every dependency would take minutes; installing the wheel
+alone (``--target``, ``--no-deps``) and putting that folder first on ``PYTHONPATH`` tests the
+same thing (the installed files, found the installed way) on top of this environment's
+dependencies, and the first test proves the repository's copy is not the one imported.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.metadata
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tomllib
+import zipfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+
+from fashion_assets.replica import ROBOTS_BLOCKED_BRAND, build_site
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))
+
+# Generated or machine-local folders that are not part of the source tree (see .gitignore).
+NOT_SOURCE = (".git", ".ci", "build", "dist", "*.egg-info", "__pycache__", ".fashion",
+              ".venv", ".pytest_cache", ".ruff_cache", ".tmp_dagster_home_*")
+# Folders of the repository that hold packages which are deliberately not distributed.
+NOT_DISTRIBUTED = {"tests"}
+DEMO_ARGS = ("--brands", "1", "--shows", "2", "--photos", "3")
+SUBPROCESS_TIMEOUT_S = 120
+
+
+@dataclass(frozen=True)
+class Installed:
+    """The wheel built from the repository and the folder it was installed into."""
+
+    wheel: Path
+    site: Path
+
+
+def _clean_env(site: Path) -> dict[str, str]:
+    """This environment without the project's settings, importing the installed copy first.
+
+    ``FASHION_*`` and ``DAGSTER_HOME`` are dropped so the defaults of a bare machine are what
+    is tested; telemetry is off because these machines have no internet to send it to.
+    """
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("FASHION_") and k != "DAGSTER_HOME"}
+    env["PYTHONPATH"] = str(site)
+    env["DAGSTER_DISABLE_TELEMETRY"] = "1"
+    return env
+
+
+def _run(args: list[str], *, cwd: Path, env: Mapping[str, str]
+         ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, env=dict(env), capture_output=True, text=True,
+                          timeout=SUBPROCESS_TIMEOUT_S, check=False)
+
+
+def _output(result: subprocess.CompletedProcess[str]) -> str:
+    return f"exit {result.returncode}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
+
+
+def _build_backend_installed() -> bool:
+    """Whether this environment satisfies ``[build-system] requires`` by itself.
+
+    Then the wheel is built without build isolation, offline. Otherwise pip builds it in an
+    isolated environment and installs the backend from its configured index, as any user's
+    ``pip install .`` does.
+    """
+    for spec in PYPROJECT["build-system"]["requires"]:
+        requirement = Requirement(spec)
+        try:
+            version = importlib.metadata.version(requirement.name)
+        except importlib.metadata.PackageNotFoundError:
+            return False
+        if not requirement.specifier.contains(version, prereleases=True):
+            return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+    """Build a wheel of the repository and install it, non-editable, into its own folder.
+
+    The build runs on a copy of the source tree: setuptools writes ``build/`` and
+    ``*.egg-info`` into the tree it builds, and a stale ``build/lib`` left in the repository
+    would leak deleted modules into the wheel and hide a packaging mistake.
+    """
+    root = tmp_path_factory.mktemp("packaging")
+    source = root / "source"
+    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(*NOT_SOURCE))
+    wheels = root / "wheels"
+    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check",
+             "-w", str(wheels), str(source)]
+    if _build_backend_installed():
+        build.insert(4, "--no-build-isolation")
+    result = _run(build, cwd=root, env=os.environ)
+    assert result.returncode == 0, "building the wheel failed\n" + _output(result)
+    [wheel] = wheels.glob("fashion_assets-*.whl")
+    site = root / "site"
+    result = _run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-compile",
+                   "--disable-pip-version-check", "--target", str(site), str(wheel)],
+                  cwd=root, env=os.environ)
+    assert result.returncode == 0, "installing the wheel failed\n" + _output(result)
+    yield Installed(wheel=wheel, site=site.resolve())
+
+
+@pytest.fixture
+def elsewhere(tmp_path: Path) -> Path:
+    """An empty folder with nothing of the repository in it, to run the installed copy from."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    return folder.resolve()
+
+
+def _source_packages() -> dict[str, Path]:
+    """Every package of the source tree (a folder with ``__init__.py``), by its installed name.
+
+    Folders that ``[tool.setuptools.package-dir]`` maps are named by their mapping, the rest
+    by their path; a package outside both is named by its path, so it cannot match a listed
+    package by accident.
+    """
+    mapped = {REPO / folder: name
+              for name, folder in PYPROJECT["tool"]["setuptools"].get("package-dir", {}).items()}
+    found = {}
+    for current, subfolders, files in os.walk(REPO):
+        folder = Path(current)
+        subfolders[:] = [d for d in subfolders
+                         if not any(fnmatch.fnmatch(d, pattern) for pattern in NOT_SOURCE)
+                         and not (folder == REPO and d in NOT_DISTRIBUTED)]
+        if "__init__.py" not in files:
+            continue
+        for root, name in mapped.items():
+            if folder.is_relative_to(root):
+                found[".".join((name, *folder.relative_to(root).parts))] = folder
+                break
+        else:
+            found[".".join(folder.relative_to(REPO).parts)] = folder
+    return found
+
+
+def test_every_source_package_is_listed_in_pyproject() -> None:
+    """A new subpackage left out of ``packages`` would be missing from the wheel, silently."""
+    listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
+    found = _source_packages()
+    assert "fashion_assets.replica" in found and "fashion_assets.sql" in found
+    missing = sorted(set(found) - listed)
+    assert not missing, (f"packages of the source tree not listed in pyproject's "
+                         f"[tool.setuptools] packages: {missing}")
+    gone = sorted(listed - set(found))
+    assert not gone, f"pyproject lists packages with no folder: {gone}"
+
+
+def test_wheel_ships_every_module_and_migration_inside_the_package(
+        installed: Installed) -> None:
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    for required in ("fashion_assets/sql/0001_catalog.sql", "fashion_assets/sql/__init__.py",
+                     "fashion_assets/resources/__init__.py", "fashion_assets/sensors/__init__.py",
+                     "fashion_assets/sensors/brand_partitions.py",
+                     "fashion_assets/replica/__init__.py", "fashion_assets/replica/server.py",
+                     "fashion_assets/replica/site.py", "fashion_assets/replica/pages.py",
+                     "fashion_assets/replica/images.py", "fashion_assets/__main__.py"):
+        assert required in names, f"{required} missing from {installed.wheel.name}"
+    # Every module and migration of every package, so nothing added later is left behind.
+    for package, folder in _source_packages().items():
+        prefix = package.replace(".", "/")
+        for file in folder.iterdir():
+            if file.suffix in (".py", ".sql"):
+                assert f"{prefix}/{file.name}" in names, (
+                    f"{file.relative_to(REPO)} is not in the wheel as {prefix}/{file.name}")
+    top_level = {name.split("/", 1)[0] for name in names}
+    dist_info = {t for t in top_level if t.endswith(".dist-info")}
+    assert top_level - dist_info == {"fashion_assets"}, (
+        f"the wheel installs top-level names besides fashion_assets: {sorted(top_level)}")
+    for stray in ("resources/", "sensors/", "sql/", "tests/"):
+        assert not any(name.startswith(stray) for name in names), stray
+
+
+PROBE = """
+import json
+from importlib import resources
+
+import fashion_assets
+import fashion_assets.replica
+import fashion_assets.resources
+import fashion_assets.sensors
+from fashion_assets.catalog.migrations import MIGRATIONS_PACKAGE, packaged_migrations
+
+print(json.dumps({
+    "fashion_assets": fashion_assets.__file__,
+    "resources": fashion_assets.resources.__file__,
+    "sensors": fashion_assets.sensors.__file__,
+    "replica": fashion_assets.replica.__file__,
+    "migrations_folder": str(resources.files(MIGRATIONS_PACKAGE)),
+    "migrations": [m.name for m in packaged_migrations()],
+}))
+"""
+
+
+def test_installed_copy_is_the_one_imported_and_finds_its_migrations(
+        installed: Installed, elsewhere: Path) -> None:
+    result = _run([sys.executable, "-c", PROBE], cwd=elsewhere, env=_clean_env(installed.site))
+    assert result.returncode == 0, _output(result)
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    for key in ("fashion_assets", "resources", "sensors", "replica", "migrations_folder"):
+        path = Path(found[key]).resolve()
+        assert path.is_relative_to(installed.site / "fashion_assets"), (
+            f"{key} resolved to {path}, not to the installed copy in {installed.site}")
+    assert found["migrations"] == sorted(p.name for p in (REPO / "sql").glob("[0-9]*.sql"))
+
+
+def test_demo_runs_from_an_empty_folder_with_the_defaults(
+        installed: Installed, elsewhere: Path) -> None:
+    """Bare machine: no FASHION_HOME, no DAGSTER_HOME; everything lands in ./.fashion."""
+    result = _run([sys.executable, "-m", "fashion_assets", "demo", *DEMO_ARGS],
+                  cwd=elsewhere, env=_clean_env(installed.site))
+    assert result.returncode == 0, _output(result)
+    site = build_site(brands=1, shows_per_brand=2, photos_per_show=3)
+    brands = [b.slug for b in site.brands if b.slug != ROBOTS_BLOCKED_BRAND]
+    assert brands
+    for brand in brands:
+        assert f"\n{brand}: " in result.stdout, f"no summary line for {brand}\n{_output(result)}"
+        assert f"{brand}: FAILED" not in result.stdout, _output(result)
+
+    home = elsewhere / ".fashion"
+    catalog = home / "catalog.db"
+    assert catalog.is_file(), _output(result)
+    with sqlite3.connect(catalog) as conn:
+        registered = {slug for (slug,) in conn.execute("SELECT slug FROM brands")}
+        versions = [v for (v,) in conn.execute("SELECT version FROM schema_migrations")]
+    assert registered == set(brands)
+    assert "0001" in versions
+    objects = [p for p in (home / "objects").rglob("*") if p.is_file()]
+    assert objects, "the demo stored no photo in ./.fashion/objects"
+
+    dagster_home = home / "dagster"
+    assert f"DAGSTER_HOME={dagster_home}" in result.stdout, _output(result)
+    assert (dagster_home / "history").is_dir() and (dagster_home / "storage").is_dir(), (
+        f"no Dagster instance in {dagster_home}: {sorted(p.name for p in home.iterdir())}")
+    assert not (elsewhere / "catalog.db").exists() and sorted(
+        p.name for p in elsewhere.iterdir()) == [".fashion"], (
+        f"the demo wrote outside ./.fashion: {sorted(p.name for p in elsewhere.iterdir())}")
+
+
+def test_dagster_validates_the_installed_code_location(
+        installed: Installed, elsewhere: Path) -> None:
+    result = _run([sys.executable, "-m", "dagster", "definitions", "validate",
+                   "-m", "fashion_assets.definitions"],
+                  cwd=elsewhere, env=_clean_env(installed.site))
+    assert result.returncode == 0, _output(result)
+    assert "Validation successful" in result.stdout + result.stderr, _output(result)

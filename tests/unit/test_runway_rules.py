@@ -1,0 +1,99 @@
+"""The runway keys and the ingest decision: pure rules, plain tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from fashion_assets.domain.ingest import Outcome, count_outcomes, decide_ingest, show_failure
+from fashion_assets.domain.runway import (
+    MAX_TITLE_CHARS,
+    RunwayEntityKey,
+    SourceKey,
+    canonical_source_url,
+    runway_show,
+)
+from fashion_assets.domain.titles import TitleParseError
+
+
+@pytest.mark.parametrize(("base", "path", "expected"), [
+    ("https://www.vogue.com", "/fashion-shows/spring-2020-ready-to-wear/chloe",
+     "https://www.vogue.com/fashion-shows/spring-2020-ready-to-wear/chloe"),
+    ("https://www.vogue.com/", "/fashion-shows/resort-2026/chloe?utm=x#3",
+     "https://www.vogue.com/fashion-shows/resort-2026/chloe"),
+    ("https://www.vogue.com", "fashion-shows/resort-2026/chloe",
+     "https://www.vogue.com/fashion-shows/resort-2026/chloe"),
+    ("https://www.vogue.com", "http://127.0.0.1:8801/fashion-shows/resort-2026/chloe",
+     "https://www.vogue.com/fashion-shows/resort-2026/chloe"),
+])
+def test_the_source_url_is_the_public_address_whatever_the_crawl_went_through(
+        base: str, path: str, expected: str) -> None:
+    assert canonical_source_url(base, path) == expected
+
+
+def show(**changes: object):
+    args = {"source": "vogue", "public_base_url": "https://www.vogue.com",
+            "brand_slug": "chloe", "path": "/fashion-shows/tokyo-fall-2015/chloe",
+            "season_slug": "tokyo-fall-2015", "title": "Tokyo Fall 2015",
+            "listing_position": 3}
+    return runway_show(**{**args, **changes})
+
+
+def test_a_listed_show_is_keyed_by_brand_and_season_slug() -> None:
+    record = show()
+
+    assert record.source_key == SourceKey(
+        "vogue", "https://www.vogue.com/fashion-shows/tokyo-fall-2015/chloe")
+    assert record.entity_key == RunwayEntityKey("chloe", "tokyo-fall-2015")
+    assert (record.season, record.year, record.collection_type, record.city) == (
+        "fall", 2015, "ready-to-wear", "Tokyo")
+
+
+def test_the_slug_decides_when_the_title_is_garbled_or_disagrees() -> None:
+    garbled = show(title="Untitled show \x00", season_slug="spring-2020-menswear",
+                   path="/fashion-shows/spring-2020-menswear/chloe")
+    other_year = show(title="Fall 2019 Menswear", season_slug="spring-2020-menswear")
+
+    for record in (garbled, other_year):
+        assert (record.season, record.year, record.collection_type) == (
+            "spring", 2020, "menswear")
+        assert record.entity_key.season_code == "spring-2020-menswear"
+
+
+def test_absurd_titles_are_cut_and_bad_slugs_refused() -> None:
+    assert len(show(title="A" * 100_000).title) == MAX_TITLE_CHARS
+    with pytest.raises(TitleParseError):
+        show(season_slug="../../etc")
+
+
+@pytest.mark.parametrize(("drafted", "in_catalog", "download", "outcome"), [
+    (False, False, True, None),
+    (True, False, False, Outcome.SKIPPED_ALREADY_INGESTED),
+    (True, True, False, Outcome.SKIPPED_ALREADY_INGESTED),
+    (False, True, False, Outcome.SKIPPED_IN_CATALOG),
+])
+def test_the_ingest_decision(drafted: bool, in_catalog: bool, download: bool,
+                             outcome: Outcome | None) -> None:
+    decision = decide_ingest(source_key_drafted=drafted, entity_in_catalog=in_catalog)
+
+    assert (decision.download, decision.outcome) == (download, outcome)
+
+
+@pytest.mark.parametrize(("expected", "stored", "reasons", "fails"), [
+    (10, 10, [], False),
+    (10, 7, ["not_found", "timeout", "html"], False),   # some stored: draft the rest
+    (10, 0, ["not_found"] * 10, False),                 # every photo bad for good: draft
+    (10, 0, ["timeout"] * 10, True),                    # the source was down: retry later
+    (10, 0, ["not_found"] * 9 + ["http_503"], True),
+    (0, 0, [], False),                                  # a video-only show
+])
+def test_a_show_fails_only_when_the_source_was_unavailable_for_all_its_photos(
+        expected: int, stored: int, reasons: list[str], fails: bool) -> None:
+    assert (show_failure(expected=expected, stored=stored, missing_reasons=reasons)
+            is not None) == fails
+
+
+def test_outcome_counts_name_every_outcome() -> None:
+    counts = count_outcomes([Outcome.CREATED, Outcome.CREATED, Outcome.FAILED])
+
+    assert counts == {"created": 2, "skipped_already_ingested": 0, "skipped_in_catalog": 0,
+                      "skipped_conflict": 0, "failed": 1}
