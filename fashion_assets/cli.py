@@ -202,28 +202,31 @@ def replica() -> None:
 
 
 @replica.command("serve")
-@click.option("--port", default=8801, show_default=True)
-@click.option("--cdn-port", default=8802, show_default=True)
+@click.option("--port", default=8801, show_default=True, help="Site origin port (0: any free).")
+@click.option("--cdn-port", default=8802, show_default=True, help="CDN origin port (0: any).")
 @click.option("--brands", "brand_count", default=3, show_default=True)
-@click.option("--shows", default=4, show_default=True)
-@click.option("--photos", default=12, show_default=True)
+@click.option("--shows", default=4, show_default=True, help="Shows per brand.")
+@click.option("--photos", default=12, show_default=True, help="Photos per show.")
 @click.option("--seed", default=0, show_default=True)
+@click.option("--hostile/--no-hostile", default=True, show_default=True,
+              help="Include the brands that serve bad input.")
+@click.option("--warm", is_flag=True, help="Encode every photo before announcing readiness.")
 def replica_serve(port: int, cdn_port: int, brand_count: int, shows: int, photos: int,
-                  seed: int) -> None:
-    """Serve the replica until interrupted, and print the settings that point at it."""
-    from fashion_assets.replica import build_site, start_replica
+                  seed: int, hostile: bool, warm: bool) -> None:
+    """Serve the replica until interrupted.
 
-    server = start_replica(build_site(brands=brand_count, shows_per_brand=shows,
-                                      photos_per_show=photos, seed=seed),
-                           port=port, cdn_port=cdn_port)
-    click.echo("replica serving; point the pipeline at it with:\n"
-               + "\n".join(f"  export {k}={v}" for k, v in replica_env(server).items()))
-    try:
-        import threading
+    The first line printed is the two origins as JSON (for scripts); the settings that point
+    the pipeline at the replica follow on stderr.
+    """
+    from fashion_assets.replica.server import serve_forever
 
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        server.stop()
+    def announce(server: Any) -> None:
+        click.echo(json.dumps({"base_url": server.base_url, "cdn_url": server.cdn_url}))
+        click.echo("point the pipeline at the replica with:\n" + "\n".join(
+            f"  export {k}={v}" for k, v in replica_env(server).items()), err=True)
+
+    serve_forever(port=port, cdn_port=cdn_port, brands=brand_count, shows=shows,
+                  photos=photos, seed=seed, hostile=hostile, warm=warm, announce=announce)
 
 
 def replica_env(server: Any) -> dict[str, str]:

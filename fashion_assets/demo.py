@@ -11,14 +11,14 @@ from fashion_assets import settings
 def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str], None]) -> int:
     """Crawl the replica's brands with the embedded defaults; return the exit status."""
     from fashion_assets.cli import _summary_line, crawl_brands, dagster_instance, replica_env
-    from fashion_assets.replica import build_site, start_replica
+    from fashion_assets.replica import ROBOTS_BLOCKED_BRAND, build_site, start_replica
 
     site = build_site(brands=brand_count, shows_per_brand=shows, photos_per_show=photos)
     server = start_replica(site)
     try:
         env = {**os.environ, **replica_env(server)}
         echo(f"replica of the source site at {server.base_url} (photos at {server.cdn_url})")
-        brands = [b.slug for b in site.brands if b.slug != "robots-blocked"]
+        brands = [b.slug for b in site.brands if b.slug != ROBOTS_BLOCKED_BRAND]
         echo(f"crawling {len(brands)} brands into {settings.home_dir(env)} ...")
         summaries = crawl_brands(brands, dagster_instance(), env=env)
     finally:

@@ -18,7 +18,14 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from fashion_assets.replica import ReplicaServer, build_site, start_replica
+from fashion_assets.replica import (
+    HOSTILE_BRAND,
+    ROBOTS_BLOCKED_BRAND,
+    ReplicaBrand,
+    ReplicaServer,
+    build_site,
+    start_replica,
+)
 from fashion_assets.storage import S3Store
 from tests.s3server import S3Server, start_moto_server
 
@@ -122,3 +129,8 @@ def pipeline_env(home: Path, database_url: str, store_url: str, replica: Replica
     }
     env.update(overrides)
     return env
+
+
+def normal_brands(replica: ReplicaServer) -> list[ReplicaBrand]:
+    """The replica's brands that serve no bad input."""
+    return [b for b in replica.site.brands if b.slug not in (HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND)]

@@ -16,6 +16,7 @@ import json
 import math
 import random
 import signal
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -551,6 +552,7 @@ def serve_forever(
     seed: int = 0,
     hostile: bool = True,
     warm: bool = False,
+    announce: Callable[[ReplicaServer], None] | None = None,
 ) -> None:
     """Serve a replica until SIGTERM or SIGINT, for a crawler or benchmark in another process.
 
@@ -568,7 +570,11 @@ def serve_forever(
     previous = {sig: signal.signal(sig, lambda *_: stopped.set()) for sig in _STOP_SIGNALS}
     try:
         with start_replica(site, host=host, port=port, cdn_port=cdn_port) as server:
-            print(json.dumps({"base_url": server.base_url, "cdn_url": server.cdn_url}), flush=True)
+            if announce is None:
+                print(json.dumps({"base_url": server.base_url, "cdn_url": server.cdn_url}))
+            else:
+                announce(server)
+            sys.stdout.flush()
             stopped.wait()
     finally:
         for sig, handler in previous.items():

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from fashion_assets.replica import HOSTILE_BRAND, ReplicaServer
-from tests.conftest import pipeline_env
+from fashion_assets.replica import ReplicaServer
+from tests.conftest import normal_brands, pipeline_env
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +27,7 @@ DEADLINE_S = 120
 
 def brand_of(replica: ReplicaServer) -> tuple[str, int, int]:
     """A normal brand, its show count and the photo count of its first show."""
-    brand = next(b for b in replica.site.brands if b.slug not in (HOSTILE_BRAND, "robots-blocked"))
+    brand = normal_brands(replica)[0]
     return brand.slug, len(brand.shows), len(brand.shows[0].photos)
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from fashion_assets.crawl.http import Fetched, Fetcher, HttpPolicy
 from fashion_assets.domain.hosts import HostPolicy
-from fashion_assets.replica import HOSTILE_BRAND, FaultPlan, ReplicaServer
+from fashion_assets.replica import FaultPlan, ReplicaServer
+from tests.conftest import normal_brands
 
 MAX = 5 * 1024 * 1024
 
@@ -42,7 +43,7 @@ def faults(replica: ReplicaServer) -> Iterator[Callable[..., None]]:
 
 
 def photo_urls(replica: ReplicaServer, count: int) -> list[str]:
-    brand = next(b for b in replica.site.brands if b.slug != HOSTILE_BRAND and b.shows)
+    brand = normal_brands(replica)[0]
     photos = [p for s in brand.shows for p in s.photos][:count]
     return [f"{replica.cdn_url}/photos/{p.photo_id}/master/w_{p.widths[-1]},c_limit/"
             f"{p.file_name}" for p in photos]

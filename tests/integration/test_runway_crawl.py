@@ -14,20 +14,15 @@ from dagster import DagsterInstance
 from sqlalchemy import create_engine, text
 
 from fashion_assets.cli import crawl_brands
-from fashion_assets.replica import HOSTILE_BRAND, ReplicaServer, photo_bytes
+from fashion_assets.replica import HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND, ReplicaServer, photo_bytes
 from fashion_assets.settings import home_dir
 from fashion_assets.storage import open_store
-from tests.conftest import pipeline_env
+from tests.conftest import normal_brands, pipeline_env
 
 # Every table of the catalog but the log, which a re-crawl appends its skips to.
 DATA_TABLES = ("brands", "runway_shows", "runway_show_manifests", "runway_manifest_images",
                "brand_runway_drafts", "brand_runway_draft_images", "runway_missing_images",
                "brand_runways", "brand_runway_images")
-
-
-def normal_brands(replica: ReplicaServer) -> list[str]:
-    return [b.slug for b in replica.site.brands
-            if b.slug not in (HOSTILE_BRAND, "robots-blocked")]
 
 
 def snapshot(database_url: str) -> dict[str, list[tuple[Any, ...]]]:
@@ -52,7 +47,7 @@ def query(database_url: str, sql: str, **params: Any) -> list[tuple[Any, ...]]:
 def test_crawl_drafts_every_show_once_and_a_recrawl_fetches_no_photo(
         tmp_path: Path, database_url: str, store_url: str, replica: ReplicaServer) -> None:
     env = pipeline_env(tmp_path, database_url, store_url, replica)
-    brands = normal_brands(replica)
+    brands = [b.slug for b in normal_brands(replica)]
     instance = DagsterInstance.ephemeral()
 
     first = crawl_brands(brands, instance, env)
@@ -158,7 +153,7 @@ def test_a_brand_disallowed_by_robots_fails_with_a_recorded_reason(
     database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
 
-    [summary] = crawl_brands(["robots-blocked"], DagsterInstance.ephemeral(), env)
+    [summary] = crawl_brands([ROBOTS_BLOCKED_BRAND], DagsterInstance.ephemeral(), env)
 
     assert not summary["success"]
     assert "robots_disallowed" in summary["error"]
@@ -173,7 +168,7 @@ def test_photos_from_a_host_that_is_not_allowed_are_refused(
     database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica,
                        FASHION_VOGUE_IMAGE_HOSTS="assets.vogue.com")
-    brand = normal_brands(replica)[0]
+    brand = normal_brands(replica)[0].slug
     replica.reset_stats()
 
     [summary] = crawl_brands([brand], DagsterInstance.ephemeral(), env)

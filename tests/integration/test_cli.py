@@ -1,0 +1,71 @@
+"""The ``fashion-assets`` command, invoked in-process through click's test runner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fashion_assets.cli import main
+from fashion_assets.replica import ROBOTS_BLOCKED_BRAND, ReplicaServer
+from tests.conftest import normal_brands, pipeline_env
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path, database_url: str, replica: ReplicaServer,
+            monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    env = pipeline_env(tmp_path, database_url, "", replica,
+                       DAGSTER_HOME=str(tmp_path / "dagster"))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("FASHION_STORE_URL", raising=False)
+    return env
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_crawl_then_status_report_the_same_archive(cli_env: dict[str, str],
+                                                   replica: ReplicaServer) -> None:
+    brand = normal_brands(replica)[0]
+    photos = sum(len(s.photos) for s in brand.shows)
+
+    code, out = run("crawl", "--brand", brand.slug, "--json")
+    assert code == 0, out
+    [summary] = json.loads(out[out.index("{"):])["brands"]
+    assert summary["shows"]["created"] == len(brand.shows)
+    assert (summary["images_stored"], summary["images_missing"]) == (photos, 0)
+
+    code, out = run("status", "--json")
+    assert code == 0, out
+    status = json.loads(out)
+    assert status["brands"] == 1 and status["shows"] == len(brand.shows)
+    assert status["drafts"]["pending"] == len(brand.shows)
+    assert status["draft_images"] == photos
+    assert status["store"]["objects"] == photos
+    assert status["store"]["url"].startswith("file://" + cli_env["FASHION_HOME"])
+    assert status["per_brand"][0]["photos"] == photos
+
+    code, out = run("status")
+    assert code == 0 and brand.slug in out and f"{photos} objects" in out
+
+
+def test_crawl_exits_non_zero_only_when_a_run_failed(cli_env: dict[str, str]) -> None:
+    code, out = run("crawl", "--brand", ROBOTS_BLOCKED_BRAND)
+
+    assert code == 1
+    assert "FAILED" in out and "robots_disallowed" in out
+
+
+def test_brands_are_registered_once_and_bad_slugs_refused(cli_env: dict[str, str]) -> None:
+    assert run("brands", "add", "chloe", "--name", "Chloé") == (0, "added: chloe\n")
+    assert run("brands", "add", "chloe") == (0, "already registered: chloe\n")
+    assert run("brands", "list") == (0, "chloe\tChloé\n")
+
+    assert CliRunner().invoke(main, ["crawl", "--brand", "../etc"]).exit_code == 2
+    result = CliRunner().invoke(main, ["brands", "add", "Chloé"])
+    assert result.exit_code == 2 and "not a brand slug" in result.output
