@@ -101,7 +101,7 @@ class Fetcher:
         self._not_before: dict[str, float] = {}
         self._robots: dict[str, urllib.robotparser.RobotFileParser | str] = {}
         self._robots_locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self._resolved: dict[str, str | None] = {}
+        self._resolved: dict[str, list[str]] = {}
         self._client: httpx.AsyncClient | None = None
 
     async def __aenter__(self) -> Fetcher:
@@ -177,12 +177,15 @@ class Fetcher:
         return check_resolved_addresses(self.hosts, url, addresses)
 
     async def _resolve(self, host: str) -> list[str]:
-        loop = asyncio.get_running_loop()
-        try:
-            infos = await loop.getaddrinfo(host, None)
-        except OSError:
-            return []  # the request itself will fail and be recorded as a connection error
-        return sorted({info[4][0] for info in infos})
+        """The host's addresses, resolved once per fetcher (the policy judges every one)."""
+        if host not in self._resolved:
+            loop = asyncio.get_running_loop()
+            try:
+                infos = await loop.getaddrinfo(host, None)
+            except OSError:
+                return []  # the request itself will fail and be recorded as a connection error
+            self._resolved[host] = sorted({str(info[4][0]) for info in infos})
+        return self._resolved[host]
 
     async def _robots_allow(self, url: str) -> bool:
         parts = urlsplit(url)

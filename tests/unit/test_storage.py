@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -26,36 +25,11 @@ from fashion_assets.storage import (
     open_store,
 )
 from fashion_assets.storage.file import TEMP_PREFIX
-from tests.s3server import S3Server, start_moto_server
+from tests.s3server import S3Server
 
 PHOTO = b"\xff\xd8\xff\xe0 a photo"
 OTHER = b"\x89PNG another photo, longer"
 PREFIX = "photos/raw"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def aws_env() -> Iterator[None]:
-    """Fake credentials and a fixed region; nothing from the developer's AWS setup leaks in."""
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in {
-            "AWS_ACCESS_KEY_ID": "testing",
-            "AWS_SECRET_ACCESS_KEY": "testing",
-            "AWS_SESSION_TOKEN": "testing",
-            "AWS_DEFAULT_REGION": "us-east-1",
-            "AWS_CONFIG_FILE": "/nonexistent/aws-config",
-            "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/aws-credentials",
-            "NO_PROXY": "127.0.0.1,localhost",
-        }.items():
-            patch.setenv(name, value)
-        for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
-            patch.delenv(name, raising=False)
-        yield
-
-
-@pytest.fixture(scope="session")
-def s3_server() -> Iterator[S3Server]:
-    with start_moto_server() as server:
-        yield server
 
 
 def _bucket_name() -> str:
