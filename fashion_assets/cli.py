@@ -7,13 +7,11 @@ CLI makes shows up in ``dagster dev`` afterwards.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import click
@@ -31,84 +29,10 @@ def _brand_slug(value: str) -> str:
     return value
 
 
-def dagster_instance():  # -> DagsterInstance (imported lazily: Dagster is slow to import)
-    """The persistent instance of ``DAGSTER_HOME``, defaulting to ``FASHION_HOME/dagster``.
-
-    Opening an instance the first time creates its storage; two crawls started at once would
-    race to create the same tables, so opening is serialized with a file lock.
-    """
-    from dagster import DagsterInstance
-
-    if not os.environ.get("DAGSTER_HOME"):
-        os.environ["DAGSTER_HOME"] = str(settings.home_dir() / "dagster")
-    home = Path(os.environ["DAGSTER_HOME"])
-    home.mkdir(parents=True, exist_ok=True)
-    with open(home / ".fashion-assets.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        (home / "dagster.yaml").touch(exist_ok=True)
-        return DagsterInstance.get()
-
-
 def _engine(env: Mapping[str, str] | None = None):  # -> Engine
     from fashion_assets.resources import catalog_engine
 
     return catalog_engine(settings.database_url(env))
-
-
-def register_brands(brands: Iterable[tuple[str, str]], instance: Any,
-                    env: Mapping[str, str] | None = None) -> list[str]:
-    """Add brands to the catalog and their partitions to the instance; return the new ones."""
-    from fashion_assets.catalog.runway import add_brand
-    from fashion_assets.partitions import brand_partitions
-
-    engine = _engine(env)
-    brands = list(brands)
-    new = [slug for slug, name in brands if add_brand(engine, slug, name)]
-    assert brand_partitions.name is not None
-    known = set(instance.get_dynamic_partitions(brand_partitions.name))
-    wanted = sorted({slug for slug, _ in brands} - known)
-    if wanted:
-        instance.add_dynamic_partitions(brand_partitions.name, wanted)
-    return new
-
-
-def crawl_brands(brands: list[str], instance: Any, env: Mapping[str, str] | None = None
-                 ) -> list[dict[str, Any]]:
-    """Materialize the runway assets of each brand in-process; one summary per brand."""
-    from fashion_assets.definitions import build_definitions
-
-    register_brands([(b, "") for b in brands], instance, env)
-    job = build_definitions(env).resolve_job_def("runway_crawl")
-    summaries = []
-    for brand in brands:
-        result = job.execute_in_process(partition_key=brand, instance=instance,
-                                        raise_on_error=False)
-        summaries.append(_summary(brand, result))
-    return summaries
-
-
-def _summary(brand: str, result: Any) -> dict[str, Any]:
-    """Counts of the run from the drafts asset's metadata, or the failure."""
-    summary: dict[str, Any] = {"brand": brand, "run_id": result.run_id,
-                               "success": result.success}
-    for materialization in result.asset_materializations_for_node("runway_drafts"):
-        meta = {k: v.value for k, v in materialization.metadata.items()}
-        summary["shows"] = {k.removeprefix("shows_"): v for k, v in meta.items()
-                            if k.startswith("shows_") and k != "shows_table"}
-        summary["images_stored"] = meta["images_stored"]
-        summary["images_missing"] = meta["images_missing"]
-    if not result.success:
-        failures = [_root_message(e) for e in result.all_events if e.is_step_failure]
-        summary["error"] = failures[0] if failures else "run failed"
-    return summary
-
-
-def _root_message(event: Any) -> str:
-    """The message of the exception that failed a step, not Dagster's wrapper of it."""
-    error = event.step_failure_data.error
-    while error is not None and error.cause is not None:
-        error = error.cause
-    return error.message.strip() if error is not None else event.message
 
 
 @click.group()
@@ -119,25 +43,22 @@ def main() -> None:
 @main.command()
 @click.option("--brand", "brands", multiple=True, required=True, callback=lambda c, p, v:
               [_brand_slug(b) for b in v], help="Brand slug to crawl; repeat for several.")
+@click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1,
+              show_default="the number of CPUs",
+              help="Brands crawled at once, each in its own process (1: all in this one).")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
-def crawl(brands: list[str], as_json: bool) -> None:
+def crawl(brands: list[str], workers: int, as_json: bool) -> None:
     """Crawl brands: listing, image manifests and drafts, with progress per show."""
-    summaries = crawl_brands(brands, dagster_instance())
+    from fashion_assets.runs import crawl_in_workers, summary_line
+
+    summaries = crawl_in_workers(brands, workers)
     if as_json:
         click.echo(json.dumps({"brands": summaries}, indent=2))
     else:
         for s in summaries:
-            click.echo(_summary_line(s))
+            click.echo(summary_line(s))
     if not all(s["success"] for s in summaries):
         sys.exit(1)
-
-
-def _summary_line(s: Mapping[str, Any]) -> str:
-    if not s["success"]:
-        return f"{s['brand']}: FAILED ({s.get('error', 'see the run in the Dagster UI')})"
-    shows = ", ".join(f"{v} {k}" for k, v in s.get("shows", {}).items() if v)
-    return (f"{s['brand']}: {shows or 'no shows'}; {s.get('images_stored', 0)} photos stored, "
-            f"{s.get('images_missing', 0)} missing")
 
 
 @main.group()
@@ -150,6 +71,8 @@ def brands() -> None:
 @click.option("--name", default="", help="Display name (filled from the source when empty).")
 def brands_add(slug: str, name: str) -> None:
     """Register a brand in the catalog and add its partition."""
+    from fashion_assets.runs import dagster_instance, register_brands
+
     new = register_brands([(slug, name)], dagster_instance())
     click.echo(f"{'added' if new else 'already registered'}: {slug}")
 

@@ -10,8 +10,9 @@ from fashion_assets import settings
 
 def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str], None]) -> int:
     """Crawl the replica's brands with the embedded defaults; return the exit status."""
-    from fashion_assets.cli import _summary_line, crawl_brands, dagster_instance, replica_env
+    from fashion_assets.cli import replica_env
     from fashion_assets.replica import ROBOTS_BLOCKED_BRAND, build_site, start_replica
+    from fashion_assets.runs import crawl_in_workers, summary_line
 
     site = build_site(brands=brand_count, shows_per_brand=shows, photos_per_show=photos)
     server = start_replica(site)
@@ -20,11 +21,11 @@ def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str],
         echo(f"replica of the source site at {server.base_url} (photos at {server.cdn_url})")
         brands = [b.slug for b in site.brands if b.slug != ROBOTS_BLOCKED_BRAND]
         echo(f"crawling {len(brands)} brands into {settings.home_dir(env)} ...")
-        summaries = crawl_brands(brands, dagster_instance(), env=env)
+        summaries = crawl_in_workers(brands, os.cpu_count() or 1, env=env)
     finally:
         server.stop()
     for summary in summaries:
-        echo(_summary_line(summary))
+        echo(summary_line(summary))
     echo(f"""
 Done. What now:
   fashion-assets status                 what the catalog and the store hold

@@ -4,12 +4,12 @@ Thin shell: each asset fetches through the crawl functions, which call the pure 
 write the catalog, and reports what happened as materialization metadata.
 """
 
-import asyncio
 from collections import Counter
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
 from fashion_assets.catalog import runway as runway_catalog
+from fashion_assets.crawl import loop
 from fashion_assets.crawl.http import Fetcher
 from fashion_assets.crawl.runway import (
     ManifestResult,
@@ -20,6 +20,7 @@ from fashion_assets.crawl.runway import (
 )
 from fashion_assets.domain.ingest import count_outcomes
 from fashion_assets.partitions import brand_partitions
+from fashion_assets.progress import ProgressLog
 from fashion_assets.report import markdown_table
 from fashion_assets.resources import (
     CatalogResource,
@@ -53,7 +54,7 @@ def runway_show_listings(context: AssetExecutionContext, catalog: CatalogResourc
             return await crawl_listing(fetcher, site, engine, brand, run_id=context.run.run_id,
                                        max_page_bytes=crawler.max_page_bytes)
 
-    listing = asyncio.run(run())
+    listing = loop.run(run())
     if listing.display_name:
         runway_catalog.add_brand(engine, brand, listing.display_name)
     context.log.info(f"{brand}: {len(listing.shows)} shows listed, {listing.new_shows} new")
@@ -87,17 +88,20 @@ def runway_image_manifests(context: AssetExecutionContext, catalog: CatalogResou
     site = vogue.site()
     shows = runway_catalog.brand_shows(engine, brand, site.source)
 
-    def progress(result: ManifestResult) -> None:
+    progress = ProgressLog(context.log.info, len(shows))
+
+    def on_result(result: ManifestResult) -> None:
         if result.outcome != "kept":
-            context.log.info(f"{brand} {result.show.season_code}: manifest {result.outcome}, "
-                             f"{result.expected_images} photos {result.reason}".rstrip())
+            progress.add(f"{brand} {result.show.season_code}: manifest {result.outcome}, "
+                         f"{result.expected_images} photos {result.reason}".rstrip())
 
     async def run():
         async with Fetcher(crawler.http_policy(), vogue.host_policy()) as fetcher:
             return await fetch_manifests(fetcher, site, engine, shows, run_id=context.run.run_id,
-                                         limits=crawler.limits(), on_result=progress)
+                                         limits=crawler.limits(), on_result=on_result)
 
-    results = asyncio.run(run())
+    results = loop.run(run())
+    progress.flush()
     counts = Counter(r.outcome for r in results)
     return MaterializeResult(metadata={
         "shows": len(results),
@@ -129,24 +133,22 @@ def runway_drafts(context: AssetExecutionContext, catalog: CatalogResource,
     site = vogue.site()
     object_store = store.open()
     shows = runway_catalog.brand_shows(engine, brand, site.source)
-    done = 0
+    progress = ProgressLog(context.log.info, len(shows))
 
-    def progress(result: ShowResult) -> None:
-        nonlocal done
-        done += 1
-        context.log.info(
-            f"[{done}/{len(shows)}] {brand} {result.show.season_code}: {result.outcome.value}"
-            f" ({result.images_stored} stored, {result.images_missing} missing)"
-            f"{' - ' + result.reason if result.reason else ''}")
+    def on_result(result: ShowResult) -> None:
+        progress.add(f"{brand} {result.show.season_code}: {result.outcome.value}"
+                     f" ({result.images_stored} stored, {result.images_missing} missing)"
+                     f"{' - ' + result.reason if result.reason else ''}")
 
     async def run():
         async with Fetcher(crawler.http_policy(), vogue.host_policy()) as fetcher:
             results = await ingest_shows(fetcher, object_store, engine, shows,
                                          run_id=context.run.run_id, limits=crawler.limits(),
-                                         on_result=progress)
+                                         on_result=on_result)
             return results, fetcher.counters
 
-    results, counters = asyncio.run(run())
+    results, counters = loop.run(run())
+    progress.flush()
     return MaterializeResult(metadata={
         **{f"shows_{name}": count
            for name, count in count_outcomes(r.outcome for r in results).items()},

@@ -205,6 +205,7 @@ async def _ingest_show(fetcher: Fetcher, store: ObjectStore, engine: Engine, sho
 
     try:
         outcomes = await asyncio.gather(*(photo(image) for image in manifest))
+        await asyncio.to_thread(store.sync)  # durable before the catalog references them
     except OSError as exc:  # StoreError or a disk error: nothing drafted, the next run retries
         return await _record(engine, show, entry, Outcome.FAILED, f"store error: {exc}")
     stored = [o for o in outcomes if isinstance(o, StoredImage)]

@@ -217,6 +217,11 @@ def _header_size(data: bytes, content_type: str, max_pixels: int) -> tuple[int, 
     if content_type == GIF:
         width, height, _ = _walk_gif(data)
         return width, height
+    if content_type == JPEG:
+        # Most photos are JPEGs: their frame header is read directly, Pillow only as a fallback.
+        size = _jpeg_frame_size(data)
+        if size is not None:
+            return size
     if content_type == WEBP:
         declared = _webp_declared_size(data)
         if declared is not None and declared[0] * declared[1] > max_pixels:
@@ -225,6 +230,41 @@ def _header_size(data: bytes, content_type: str, max_pixels: int) -> tuple[int, 
     if size is None and content_type == AVIF:
         return _avif_ispe_size(data)
     return size
+
+
+# Start-of-frame markers (SOF0-SOF15, without DHT C4, JPG C8 and DAC CC) carry the size.
+_JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+# Markers without a length field.
+_JPEG_STANDALONE = frozenset(range(0xD0, 0xDA)) | {0x01}
+
+
+def _jpeg_frame_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a JPEG's start-of-frame segment, or None if there is none."""
+    pos = 2
+    end = len(data)
+    while pos + 4 <= end:
+        if data[pos] != 0xFF:
+            return None
+        marker = data[pos + 1]
+        if marker == 0xFF:  # fill byte
+            pos += 1
+            continue
+        if marker in _JPEG_STANDALONE:
+            pos += 2
+            continue
+        if marker == 0xDA:  # start of scan before any frame header: malformed
+            return None
+        if marker in _JPEG_SOF:
+            if pos + 9 > end:
+                return None
+            height, width = _be16(data, pos + 5), _be16(data, pos + 7)
+            return (width, height) if width and height else None
+        pos += 2 + _be16(data, pos + 2)
+    return None
+
+
+def _be16(data: bytes, offset: int) -> int:
+    return int.from_bytes(data[offset : offset + 2], "big")
 
 
 def _pillow_size(data: bytes, reader: type[ImageFile.ImageFile]) -> tuple[int, int] | None:

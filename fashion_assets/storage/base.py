@@ -37,6 +37,17 @@ def check_key(key: str) -> str:
     return key
 
 
+def check_content(key: str, data: bytes) -> str:
+    """Return ``key`` if it names ``data``; a put under any other key is a bug, refused.
+
+    Stores trust that a key's bytes never change (create-only, size-checked repair); this
+    keeps that promise true.
+    """
+    if object_key(data) != check_key(key):
+        raise ValueError(f"object key {key} is not the sha1 of the {len(data)} bytes given")
+    return key
+
+
 def object_path(key: str) -> str:
     """The key's place below a store root: ``<key[:2]>/<key>``.
 
@@ -81,6 +92,14 @@ class ObjectStore(Protocol):
 
         Returns True if this call wrote the object, False if it already existed (then nothing
         is written). Raises ``ValueError`` for a key that fails ``is_object_key``.
+        """
+        ...
+
+    def sync(self) -> None:
+        """Make every object written so far durable.
+
+        Called before the catalog commits rows that reference new objects, so a power cut
+        never leaves a committed draft pointing at bytes that were still in a cache.
         """
         ...
 

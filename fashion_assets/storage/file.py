@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
 import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
-from fashion_assets.storage.base import StoreStats, check_key, is_object_path, object_path
+from fashion_assets.storage.base import (
+    StoreStats,
+    check_content,
+    check_key,
+    is_object_path,
+    object_path,
+)
 
 TEMP_PREFIX = ".tmp-"
 """Names of half-written files. Only a crash between write and link can leave one behind, and
@@ -24,24 +32,43 @@ class FileStore:
     def put(self, key: str, data: bytes, content_type: str) -> bool:
         """Write ``data`` under ``key`` unless it exists; ``content_type`` is the catalog's job.
 
-        The bytes go to a fsynced temp file that is then hard-linked into place: ``os.link``
-        refuses to replace an existing name, so concurrent writers of one key (threads or
-        processes) get exactly one winner, and readers never see a partial file.
+        The bytes go to a temp file that is then hard-linked into place: ``os.link`` refuses
+        to replace an existing name, so concurrent writers of one key (threads or processes)
+        get exactly one winner, and readers never see a partial file. Durability comes from
+        ``sync`` (one flush per show, not one per photo: per-photo fsyncs cost more than the
+        download). An object whose size is wrong can only be what a power cut left of an
+        unsynced write, and it is replaced instead of being trusted forever.
         """
-        final = self.root / object_path(key)
-        if final.exists():
-            # Re-crawls mostly find known photos: skip the temp write and fsync for them.
-            return False
+        final = self.root / object_path(check_content(key, data))
+        try:
+            if final.stat().st_size == len(data):
+                return False  # re-crawls mostly find known photos: no temp write for them
+            damaged = True
+        except FileNotFoundError:
+            damaged = False
         final.parent.mkdir(parents=True, exist_ok=True)
         temp = _write_temp(final.parent, data)
         try:
+            if damaged:
+                os.replace(temp, final)
+                return True
             os.link(temp, final)
         except FileExistsError:
             return False
         finally:
-            temp.unlink()
-        _fsync_dir(final.parent)
+            temp.unlink(missing_ok=True)
         return True
+
+    def sync(self) -> None:
+        """Flush every object written so far to disk (``syncfs`` on the store's filesystem)."""
+        if not self.root.is_dir():
+            return
+        fd = os.open(self.root, os.O_RDONLY)
+        try:
+            if _LIBC is None or _LIBC.syncfs(fd) != 0:
+                os.sync()
+        finally:
+            os.close(fd)
 
     def exists(self, key: str) -> bool:
         """Whether ``key`` is stored."""
@@ -77,7 +104,7 @@ class FileStore:
 
 
 def _write_temp(directory: Path, data: bytes) -> Path:
-    """Write ``data`` durably to a fresh temp file in ``directory``; remove it if anything fails.
+    """Write ``data`` to a fresh temp file in ``directory``; remove it if anything fails.
 
     Same directory as the final name, so the later hard link never crosses a filesystem.
     """
@@ -87,21 +114,19 @@ def _write_temp(directory: Path, data: bytes) -> Path:
     try:
         with open(fd, "wb") as out:
             out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
     return temp
 
 
-def _fsync_dir(directory: Path) -> None:
-    """Make the new directory entry survive a power cut, not just the file's bytes.
-
-    Without it the catalog could record a key whose name vanishes after a crash.
-    """
-    fd = os.open(directory, os.O_RDONLY)
+def _load_libc() -> ctypes.CDLL | None:
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.syncfs.argtypes = [ctypes.c_int]
+    except (OSError, AttributeError):
+        return None  # no syncfs here: sync() falls back to os.sync()
+    return libc
+
+
+_LIBC = _load_libc()

@@ -15,6 +15,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from fashion_assets.storage.base import (
     StoreError,
     StoreStats,
+    check_content,
     check_key,
     is_object_path,
     object_path,
@@ -54,7 +55,7 @@ class S3Store:
 
         A check-then-write would race with other workers; the conditional put cannot.
         """
-        name = self._name(key)
+        name = self._name(check_content(key, data))
         try:
             self._s3().put_object(
                 Bucket=self.bucket,
@@ -70,6 +71,9 @@ class S3Store:
         except BotoCoreError as error:
             raise StoreError(f"S3 put to {self.url} failed: {type(error).__name__}") from error
         return True
+
+    def sync(self) -> None:
+        """Nothing to do: S3 answers a PUT only once the object is durable."""
 
     def exists(self, key: str) -> bool:
         """Whether ``key`` is stored (one HEAD request)."""

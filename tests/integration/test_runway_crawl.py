@@ -13,8 +13,8 @@ from typing import Any
 from dagster import DagsterInstance
 from sqlalchemy import create_engine, text
 
-from fashion_assets.cli import crawl_brands
 from fashion_assets.replica import HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND, ReplicaServer, photo_bytes
+from fashion_assets.runs import crawl_brands
 from fashion_assets.settings import home_dir
 from fashion_assets.storage import open_store
 from tests.conftest import normal_brands, pipeline_env

@@ -319,3 +319,29 @@ def test_avif_bomb_is_refused_from_its_ispe_box() -> None:
 )
 def test_unreadable_headers_are_corrupt(body: bytes) -> None:
     _verdict_for("corrupt", inspect_image(body))
+
+
+@pytest.mark.parametrize("mode", ["RGB", "L", "CMYK"])
+@pytest.mark.parametrize("progressive", [False, True])
+def test_jpeg_sizes_read_from_the_frame_header_agree_with_pillow(
+        mode: str, progressive: bool) -> None:
+    buffer = io.BytesIO()
+    Image.new(mode, (321, 123)).save(buffer, "JPEG", progressive=progressive,
+                                     exif=b"Exif\x00\x00" + bytes(200))
+
+    verdict = inspect_image(buffer.getvalue())
+
+    assert verdict.ok and (verdict.width, verdict.height) == (321, 123)
+
+
+def test_a_jpeg_declaring_a_huge_frame_is_a_bomb() -> None:
+    buffer = io.BytesIO()
+    Image.new("RGB", (16, 16)).save(buffer, "JPEG")
+    data = bytearray(buffer.getvalue())
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5:sof + 9] = struct.pack(">HH", 30000, 30000)
+
+    verdict = inspect_image(bytes(data))
+
+    assert (verdict.ok, verdict.reason) == (False, "too_many_pixels")
+    assert (verdict.width, verdict.height) == (30000, 30000)

@@ -6,6 +6,8 @@ parsing all go through boto3 exactly as they would against AWS.
 
 from __future__ import annotations
 
+import resource
+import signal
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -88,7 +90,25 @@ def test_invalid_keys_are_rejected_before_any_io(store: ObjectStore, key: str) -
 def test_put_is_create_only(store: ObjectStore) -> None:
     key = object_key(PHOTO)
     assert store.put(key, PHOTO, "image/jpeg") is True
-    assert store.put(key, OTHER, "image/png") is False
+    assert store.put(key, PHOTO, "image/jpeg") is False
+    assert store.get(key) == PHOTO
+    store.sync()
+
+
+def test_a_key_that_does_not_name_its_bytes_is_refused(store: ObjectStore) -> None:
+    with pytest.raises(ValueError, match="not the sha1"):
+        store.put(object_key(PHOTO), OTHER, "image/png")
+    assert not store.exists(object_key(PHOTO))
+
+
+def test_a_file_left_short_by_a_power_cut_is_replaced(tmp_path: Path) -> None:
+    store = FileStore(tmp_path / "objects")
+    key = object_key(PHOTO)
+    damaged = tmp_path / "objects" / key[:2] / key
+    damaged.parent.mkdir(parents=True)
+    damaged.write_bytes(PHOTO[:3])
+
+    assert store.put(key, PHOTO, "image/jpeg") is True
     assert store.get(key) == PHOTO
 
 
@@ -157,9 +177,18 @@ def test_file_stats_ignore_temp_and_stray_files(tmp_path: Path) -> None:
 
 def test_failed_file_write_leaves_nothing_behind(tmp_path: Path) -> None:
     store = FileStore(tmp_path)
-    key = object_key(PHOTO)
-    with pytest.raises(TypeError):
-        store.put(key, "text is not bytes", "image/jpeg")  # type: ignore[arg-type]
+    data = b"x" * 100_000
+    key = object_key(data)
+    # A real write failure: the process may not write files over 10 kB (EFBIG).
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (10_000, hard))
+    try:
+        with pytest.raises(OSError):
+            store.put(key, data, "image/jpeg")
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, previous)
     assert list((tmp_path / key[:2]).iterdir()) == []
     assert not store.exists(key)
 
