@@ -67,6 +67,10 @@ class FaultPlan:
     soft_404: float = 0.0
     error_403: float = 0.0
     seed: int = 0
+    # Not a fault but how Retry-After is judged: a request that arrives this soon after a 429
+    # was sent was already in flight (the client could not have read the 429 yet), so it is
+    # counted apart (``in_flight_after_429``), not as a violation.
+    in_flight_grace_s: float = 0.25
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FaultPlan:
@@ -91,6 +95,7 @@ class ReplicaStats:
     dropped: int = 0
     truncated: int = 0
     retry_after_violations: int = 0
+    in_flight_after_429: int = 0
     held: int = 0
 
     def to_dict(self) -> dict[str, Any]:
@@ -114,6 +119,7 @@ class _Counters:
         self.dropped = 0
         self.truncated = 0
         self.violations = 0
+        self.in_flight = 0
 
 
 class _Gate:
@@ -179,7 +185,8 @@ class _Handlers:
         self.plan = FaultPlan()
         self.rng = random.Random(0)
         self.counters = _Counters()
-        self.windows: dict[str, float] = {}  # origin -> loop time its Retry-After ends
+        # origin -> (loop time the last 429 was sent, loop time its Retry-After window ends)
+        self.windows: dict[str, tuple[float, float]] = {}
         self.gate = _Gate()
         self.stopping = asyncio.Event()
         self.pages: dict[str, bytes] = {}
@@ -208,6 +215,7 @@ class _Handlers:
             dropped=c.dropped,
             truncated=c.truncated,
             retry_after_violations=c.violations,
+            in_flight_after_429=c.in_flight,
             held=self.gate.held,
         )
 
@@ -320,8 +328,12 @@ class _Handlers:
         counters, plan, loop = self.counters, self.plan, asyncio.get_running_loop()
         counters.requests[kind] += 1
         counters.by_path[request.path] += 1
-        if loop.time() < self.windows.get(origin, 0.0):
-            counters.violations += 1
+        sent_429, window_end = self.windows.get(origin, (0.0, 0.0))
+        if loop.time() < window_end:
+            if loop.time() < sent_429 + plan.in_flight_grace_s:
+                counters.in_flight += 1
+            else:
+                counters.violations += 1
         if plan.latency_ms:
             await asyncio.sleep(plan.latency_ms / 1000)
         if kind == "image":
@@ -337,7 +349,8 @@ class _Handlers:
             await self._hang(plan.hang_s)
         if throttle < plan.rate_429:
             retry_after = max(1, math.ceil(plan.retry_after_s))
-            self.windows[origin] = max(self.windows.get(origin, 0.0), loop.time() + retry_after)
+            window_end = max(self.windows.get(origin, (0.0, 0.0))[1], loop.time() + retry_after)
+            self.windows[origin] = (loop.time(), window_end)
             reply = _Reply(429, b"Too Many Requests", headers={"Retry-After": str(retry_after)})
         elif error < plan.error_5xx:
             reply = _Reply((500, 502, 503)[int(status_pick * 3)], b"Server Error")

@@ -330,7 +330,7 @@ def test_error_5xx_fails_every_request(server: ReplicaServer, client: httpx.Clie
 def test_429_sends_retry_after_and_counts_requests_inside_the_window(
     server: ReplicaServer, client: httpx.Client
 ) -> None:
-    server.set_faults(FaultPlan(rate_429=1.0, retry_after_s=0.2))
+    server.set_faults(FaultPlan(rate_429=1.0, retry_after_s=0.2, in_flight_grace_s=0.0))
     response = client.get(f"{server.base_url}/robots.txt")
     assert response.status_code == 429
     assert response.headers["retry-after"] == "1"
@@ -339,6 +339,16 @@ def test_429_sends_retry_after_and_counts_requests_inside_the_window(
     photo = server.site.brands[0].shows[0].photos[0]
     client.get(image_url(server.cdn_url, photo, 320))  # the CDN gave no window yet
     assert server.stats().retry_after_violations == 1
+
+
+def test_requests_right_after_a_429_count_as_in_flight_not_as_violations(
+    server: ReplicaServer, client: httpx.Client
+) -> None:
+    server.set_faults(FaultPlan(rate_429=1.0, retry_after_s=1, in_flight_grace_s=30))
+    client.get(f"{server.base_url}/robots.txt")
+    client.get(f"{server.base_url}/fashion-shows/designers")
+    stats = server.stats()
+    assert (stats.retry_after_violations, stats.in_flight_after_429) == (0, 1)
 
 
 def test_drop_truncate_and_hang(server: ReplicaServer, client: httpx.Client) -> None:

@@ -1,0 +1,208 @@
+"""What every benchmark needs: the replica in its own process, fresh catalogs, and
+measurements of a command (wall time and peak memory of its whole process tree).
+
+Memory is the peak of the summed PSS (proportional set size) of the process and all its
+descendants, sampled every 20 ms: fashion-assets crawls in worker processes forked from one
+that imported the pipeline, and PSS counts their shared pages once, where summing RSS would
+count them per process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+PG_ADMIN_URL = os.environ.get("FASHION_BENCH_DATABASE_URL",
+                              "postgresql+psycopg2://postgres@127.0.0.1:5432/postgres")
+
+
+@dataclass
+class Replica:
+    """A replica serving in its own process, driven through its control endpoints."""
+
+    process: subprocess.Popen[str]
+    base_url: str
+    cdn_url: str
+    brands: list[str]
+
+    def control(self, action: str, body: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        data = json.dumps(body or {}).encode() if action != "stats" else None
+        request = urllib.request.Request(f"{self.base_url}/__replica/{action}", data=data,
+                                         method="GET" if data is None else "POST")
+        with urllib.request.urlopen(request, timeout=30) as response:
+            payload = response.read()
+        return json.loads(payload) if payload else {}
+
+    def stats(self) -> dict[str, Any]:
+        return self.control("stats")
+
+    def reset(self) -> None:
+        self.control("reset")
+
+    def env(self) -> dict[str, str]:
+        return {"FASHION_VOGUE_BASE_URL": self.base_url,
+                "FASHION_VOGUE_IMAGE_HOSTS": self.cdn_url.split("://", 1)[1]}
+
+
+@contextmanager
+def replica(brands: int, shows: int, photos: int, *, seed: int = 0) -> Iterator[Replica]:
+    """A warm replica (every photo encoded before it answers), no hostile brands."""
+    process = subprocess.Popen(
+        [str(BIN / "fashion-assets"), "replica", "serve", "--port", "0", "--cdn-port", "0",
+         "--brands", str(brands), "--shows", str(shows), "--photos", str(photos),
+         "--seed", str(seed), "--no-hostile", "--warm"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert process.stdout is not None
+        urls = json.loads(process.stdout.readline())
+        with urllib.request.urlopen(f"{urls['base_url']}/fashion-shows/designers") as response:
+            directory = response.read().decode()
+        from fashion_assets.sources.vogue import parse_designer_directory
+
+        slugs = [slug for _, slug in parse_designer_directory(directory)]
+        server = Replica(process, urls["base_url"], urls["cdn_url"], slugs)
+        yield server
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@contextmanager
+def fresh_database() -> Iterator[str]:
+    """A new PostgreSQL database for one measured crawl, dropped afterwards."""
+    admin_url = make_url(PG_ADMIN_URL)
+    name = f"fa_bench_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield admin_url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def query(database_url: str, sql: str) -> list[tuple[Any, ...]]:
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(text(sql))]
+    finally:
+        engine.dispose()
+
+
+@dataclass(frozen=True)
+class Measured:
+    wall_s: float
+    peak_mb: float
+    returncode: int
+    stdout: str
+    stderr_tail: str
+
+
+def measure(command: list[str], env: Mapping[str, str], cwd: Path | None = None) -> Measured:
+    """Run ``command`` to completion, sampling the PSS of its process tree."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, env={**os.environ, **env}, cwd=cwd,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sampler = _PeakPss(process.pid)
+    sampler.start()
+    stdout, stderr = process.communicate()
+    wall = time.perf_counter() - started
+    sampler.stop()
+    return Measured(wall, sampler.peak_kb / 1024, process.returncode, stdout, stderr[-4000:])
+
+
+class _PeakPss(threading.Thread):
+    def __init__(self, pid: int, interval_s: float = 0.02) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.interval_s = interval_s
+        self.peak_kb = 0
+        self._done = threading.Event()
+
+    def run(self) -> None:
+        while not self._done.is_set():
+            self.peak_kb = max(self.peak_kb, sum(_pss_kb(p) for p in _tree(self.pid)))
+            self._done.wait(self.interval_s)
+
+    def stop(self) -> None:
+        self._done.set()
+        self.join()
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and its descendants, from /proc (children of every thread)."""
+    pids, frontier = [root], [root]
+    while frontier:
+        pid = frontier.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/children") as handle:
+                    children = [int(c) for c in handle.read().split()]
+            except OSError:
+                continue
+            pids.extend(children)
+            frontier.extend(children)
+    return pids
+
+
+def _pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def machine() -> dict[str, str]:
+    """The machine and the versions the figures were measured with."""
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as handle:
+            cpu = next(line.split(":", 1)[1].strip() for line in handle
+                       if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    with open("/proc/meminfo") as handle:
+        memory_kb = int(handle.readline().split()[1])
+    versions = {}
+    for package in ("dagster", "httpx", "aiohttp", "sqlalchemy", "scrapy", "moto"):
+        try:
+            from importlib.metadata import version
+
+            versions[package] = version(package)
+        except Exception:
+            versions[package] = "not installed"
+    return {
+        "cpu": f"{os.cpu_count()} x {cpu}",
+        "memory": f"{memory_kb / 1024 / 1024:.1f} GiB",
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        **versions,
+    }
