@@ -8,7 +8,7 @@ show), so a killed run loses at most the show in flight and leaves nothing half-
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import Connection, Engine, text
 
@@ -229,9 +229,9 @@ def write_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
              "expected": show.expected_images},
         ).first()
         if row is None:
-            _log(conn, [LogEntry(log.run_id, log.brand_slug, log.source, log.source_url,
-                                 log.stage, Outcome.SKIPPED_CONFLICT.value,
-                                 reason="a concurrent run drafted this article first")])
+            _log(conn, [replace(log, outcome=Outcome.SKIPPED_CONFLICT.value, images_stored=0,
+                                images_missing=0,
+                                reason="a concurrent run drafted this article first")])
             return None
         draft_id = int(row[0])
         insert_rows(conn, "brand_runway_draft_images",
@@ -240,9 +240,8 @@ def write_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
                     [(draft_id, i.position, i.object_key, i.source_image_url, i.content_type,
                       i.width, i.height, i.byte_size) for i in images])
         record_missing(conn, show.id, missing)
-        _log(conn, [LogEntry(log.run_id, log.brand_slug, log.source, log.source_url,
-                             log.stage, log.outcome, draft_id, len(images), len(missing),
-                             log.reason)])
+        _log(conn, [replace(log, draft_id=draft_id, images_stored=len(images),
+                            images_missing=len(missing))])
     return draft_id
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import Engine
 
@@ -145,23 +145,19 @@ async def _fetch_manifest(fetcher: Fetcher, site: SourceSite, engine: Engine, sh
     entry = LogEntry(run_id, show.brand_slug, show.source, show.source_url, "manifest", "failed")
     if not fetched.ok:
         reason = f"{fetched.error}: {fetched.detail}"
-        await asyncio.to_thread(catalog.write_log, engine, [_with(entry, reason=reason)])
+        await asyncio.to_thread(catalog.write_log, engine, [replace(entry, reason=reason)])
         return ManifestResult(show, "failed", 0, reason)
     try:
         page = vogue.parse_show_page(fetched.body.decode("utf-8", "replace"))
     except vogue.PageParseError as exc:
         reason = f"{exc.reason}: {exc}"
-        await asyncio.to_thread(catalog.write_log, engine, [_with(entry, reason=reason)])
+        await asyncio.to_thread(catalog.write_log, engine, [replace(entry, reason=reason)])
         return ManifestResult(show, "failed", 0, reason)
     images = [ManifestImage(i.position, i.url, i.caption) for i in page.images]
     note = "; ".join(page.skipped)
     await asyncio.to_thread(catalog.store_manifest, engine, show.id, page.expected_images,
-                            page.title, images, _with(entry, outcome="fetched", reason=note))
+                            page.title, images, replace(entry, outcome="fetched", reason=note))
     return ManifestResult(show, "fetched", page.expected_images, note)
-
-
-def _with(entry: LogEntry, **changes: object) -> LogEntry:
-    return LogEntry(**{**entry.__dict__, **changes})
 
 
 async def ingest_shows(fetcher: Fetcher, store: ObjectStore, engine: Engine,
@@ -217,7 +213,7 @@ async def _ingest_show(fetcher: Fetcher, store: ObjectStore, engine: Engine, sho
     note = _missing_note(missing)
     draft_id = await asyncio.to_thread(
         catalog.write_draft, engine, show, stored, missing,
-        _with(entry, outcome=Outcome.CREATED.value, reason=note))
+        replace(entry, outcome=Outcome.CREATED.value, reason=note))
     if draft_id is None:
         return ShowResult(show, Outcome.SKIPPED_CONFLICT, reason="drafted by a concurrent run")
     return ShowResult(show, Outcome.CREATED, draft_id, len(stored), len(missing), note)
@@ -226,7 +222,7 @@ async def _ingest_show(fetcher: Fetcher, store: ObjectStore, engine: Engine, sho
 async def _record(engine: Engine, show: ShowRow, entry: LogEntry, outcome: Outcome,
                   reason: str) -> ShowResult:
     await asyncio.to_thread(catalog.write_log, engine,
-                            [_with(entry, outcome=outcome.value, reason=reason)])
+                            [replace(entry, outcome=outcome.value, reason=reason)])
     return ShowResult(show, outcome, reason=reason)
 
 
