@@ -14,16 +14,21 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import fcntl
 import functools
 import ipaddress
+import os
 import random
 import ssl
+import tempfile
 import time
 import urllib.robotparser
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from urllib.parse import urljoin, urlsplit
+from pathlib import Path
+from urllib.parse import quote, urljoin, urlsplit
 
+import aiohttp
 import httpx
 from httpx_aiohttp import AiohttpTransport
 
@@ -96,18 +101,84 @@ class _Retry(Exception):
         self.wait_s = wait_s
 
 
+class RetryAfterWindows:
+    """Until when each host asked not to be called again, shared by every client on the machine.
+
+    A 429 with Retry-After throttles our address, not one client: the worker processes of a
+    crawl, runs side by side and the client of the next step must all wait it out. So the end
+    of a host's window (Unix time) is also kept in a file named after the host, read before
+    every request (no file, the usual case, costs one failed open) and raised under a lock
+    when a longer window is given. Without a usable folder, windows stay with this client.
+    """
+
+    def __init__(self, directory: Path | None, horizon_s: float) -> None:
+        self._directory = directory
+        self._horizon_s = horizon_s
+        self._local: dict[str, float] = {}
+
+    def end(self, host: str) -> float:
+        """When ``host``'s window ends (Unix time); 0.0 when it gave none."""
+        return max(self._local.get(host, 0.0), self._shared_end(host))
+
+    def extend(self, host: str, until: float) -> None:
+        """Make ``host``'s window last at least until ``until``, for every client."""
+        self._local[host] = max(self._local.get(host, 0.0), until)
+        if self._directory is None:
+            return
+        path = self._directory / quote(host, safe="")
+        try:
+            with open(path.with_name(path.name + ".lock"), "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # read, compare and write as one step
+                if until > self._shared_end(host):
+                    temp = path.with_name(f"{path.name}.{os.getpid()}")
+                    temp.write_text(repr(until))
+                    os.replace(temp, path)  # a reader sees the old end or the new one
+        except OSError:
+            return  # this client still honours the window
+
+    def _shared_end(self, host: str) -> float:
+        if self._directory is None:
+            return 0.0
+        try:
+            end = float((self._directory / quote(host, safe="")).read_text())
+        except (OSError, ValueError):
+            return 0.0
+        # Further ahead than any window a client accepts: the clock moved, not the host.
+        return end if end <= time.time() + self._horizon_s else 0.0
+
+
+def machine_windows_dir() -> Path | None:
+    """The folder of the shared Retry-After windows: this user's, in the temp folder.
+
+    None when it cannot be created or belongs to someone else (then nobody else's files
+    can make the crawl wait).
+    """
+    directory = Path(tempfile.gettempdir()) / f"fashion-assets-{os.getuid()}" / "retry-after"
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        owner = directory.parent.stat().st_uid
+    except OSError:
+        return None
+    return directory if owner == os.getuid() else None
+
+
 class Fetcher:
-    """An async HTTP client bound to one host policy. Use as ``async with Fetcher(...)``."""
+    """An async HTTP client bound to one host policy. Use as ``async with Fetcher(...)``.
+
+    ``windows`` defaults to the Retry-After windows shared on this machine.
+    """
 
     def __init__(
-        self, policy: HttpPolicy, hosts: HostPolicy, *, rng: random.Random | None = None
+        self, policy: HttpPolicy, hosts: HostPolicy, *, rng: random.Random | None = None,
+        windows: RetryAfterWindows | None = None,
     ) -> None:
         self.policy = policy
         self.hosts = hosts
         self.counters = FetchCounters()
         self._rng = rng or random.Random()
         self._host_slots: dict[str, asyncio.Semaphore] = {}
-        self._not_before: dict[str, float] = {}
+        self._windows = windows or RetryAfterWindows(machine_windows_dir(),
+                                                     policy.max_retry_after_s)
         self._robots: dict[str, urllib.robotparser.RobotFileParser | str] = {}
         self._robots_locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
         self._resolved: dict[str, list[str]] = {}
@@ -253,6 +324,13 @@ class Fetcher:
                 raise _Retry("timeout", f"timed out: {type(exc).__name__}") from None
             except httpx.TransportError as exc:
                 raise _Retry("connection", f"connection failed: {type(exc).__name__}") from None
+            except aiohttp.ClientError as exc:
+                # What the transport does not translate to httpx: a response its HTTP parser
+                # rejects (a bad status line, bytes after the announced end). A broken
+                # exchange like a dropped connection, so retried like one.
+                lines = str(getattr(exc, "message", "") or exc).strip().splitlines()
+                detail = f"{type(exc).__name__}: {lines[0][:200] if lines else ''}"
+                raise _Retry("bad_response", f"malformed response: {detail}") from None
 
     async def _read(self, url: str, host: str, response: httpx.Response,
                     max_bytes: int) -> Fetched | str:
@@ -269,12 +347,18 @@ class Fetcher:
                 if wait > self.policy.max_retry_after_s:
                     return Fetched(url, url, status, b"", None, 1, "retry_after_too_long",
                                    f"HTTP {status} asked to wait {wait:.0f}s")
-                self._not_before[host] = max(self._not_before.get(host, 0.0),
-                                             time.monotonic() + wait)
+                self._windows.extend(host, time.time() + wait)
             raise _Retry(f"http_{status}", f"HTTP {status}", wait)
         if status >= 400:
             reason = "not_found" if status in (404, 410) else f"http_{status}"
             return Fetched(url, url, status, b"", None, 1, reason, f"HTTP {status}")
+        encoding = response.headers.get("content-encoding", "").strip().lower()
+        if encoding not in ("", "identity"):
+            # Only identity is asked for; a compressed body would read as a page without
+            # state or a photo that is no image, and decompressing it would need a cap of its
+            # own against bombs. Refused, it is recorded for what it is.
+            return Fetched(url, url, status, b"", None, 1, "unexpected_encoding",
+                           f"body sent with Content-Encoding {encoding!r}, identity was asked")
         declared = response.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > max_bytes:
             return Fetched(url, url, status, b"", None, 1, "too_large",
@@ -299,8 +383,13 @@ class Fetcher:
                        response.headers.get("content-type"), 1)
 
     async def _respect_retry_after(self, host: str) -> None:
-        wait = self._not_before.get(host, 0.0) - time.monotonic()
-        if wait > 0:
+        """Wait until the host's Retry-After window is over.
+
+        Checked again after every sleep: a 429 that arrives meanwhile (to a request already in
+        flight, or to another client) extends the window, and waking at the old end would
+        violate it.
+        """
+        while (wait := self._windows.end(host) - time.time()) > 0:
             await asyncio.sleep(wait)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:

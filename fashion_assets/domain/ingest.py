@@ -49,8 +49,9 @@ def count_outcomes(outcomes: Iterable[Outcome]) -> dict[str, int]:
 
 
 # Reasons that say the source could not answer right now, as opposed to a bad photo.
-TRANSIENT_REASONS = frozenset({"timeout", "connection", "truncated", "http_429", "http_500",
-                               "http_502", "http_503", "http_504", "robots_disallowed"})
+TRANSIENT_REASONS = frozenset({"timeout", "connection", "truncated", "bad_response", "http_429",
+                               "http_500", "http_502", "http_503", "http_504",
+                               "robots_disallowed"})
 
 
 def show_failure(*, expected: int, stored: int, missing_reasons: Iterable[str]) -> str | None:

@@ -27,9 +27,43 @@ HTML_BODY = (
     b"<!DOCTYPE html><html><head><title>Vogue</title></head>"
     b"<body><h1>Something went wrong</h1><p>Please try again later.</p></body></html>"
 )
+JSON_BODY = b'{"error": {"code": 404, "message": "Image not found"}}'
+SVG_BODY = (
+    b'<?xml version="1.0" encoding="UTF-8"?>'
+    b'<svg xmlns="http://www.w3.org/2000/svg" width="96" height="128">'
+    b'<rect width="96" height="128" fill="#c0ffee"/></svg>'
+)
+UTF16_HTML_BODY = "\ufeff<!DOCTYPE html><html><body><h1>Access denied</h1></body></html>".encode(
+    "utf-16-le"
+)
 # Faults whose response carries no stored body: the server answers them without bytes.
-BODILESS_FAULTS = frozenset({"gone", "huge", "redirect_offsite", "redirect_private"})
+BODILESS_FAULTS = frozenset(
+    {
+        "gone",
+        "huge",
+        "huge_chunked",
+        "redirect_offsite",
+        "redirect_private",
+        "redirect_metadata_ipv6",
+        "redirect_decimal_loopback",
+        "redirect_not_allowed",
+        "redirect_file_scheme",
+        "redirect_loop",
+        "redirect_no_location",
+    }
+)
+_CONSTANT_BODIES = {
+    "html": HTML_BODY,
+    "empty": b"",
+    "json_body": JSON_BODY,
+    "svg_body": SVG_BODY,
+    "utf16_html": UTF16_HTML_BODY,
+}
+# Faults served as the first half of their image, in a response that is complete otherwise.
+_HALVED_FAULTS = frozenset({"truncated_png", "truncated_gif", "truncated_webp"})
+_TRAILING_JUNK = b"<!-- cache node 7 -->"
 _NOT_IMAGE_BYTES = 4096
+_WEBP_BOMB_SIDE = 16_384
 _CACHE_SIZE = 65_536  # above the largest benchmark site's photo count: each is encoded once
 
 
@@ -44,20 +78,34 @@ def photo_bytes(site: ReplicaSite, photo_id: str) -> bytes:
 def photo_body(photo: ReplicaPhoto) -> bytes:
     """The stored body of a photo: its image, or the garbage a faulty photo serves instead.
 
-    A "truncated" photo stores a whole image (the server cuts it in transit). Photos whose
-    fault leaves nothing to store ("gone", "huge", the redirects) raise ``ValueError``.
+    A "truncated" photo stores a whole image (the server cuts it in transit), and so do a
+    "length_conflict" one (the server frames it badly) and a "gzip_encoded" one (the server
+    compresses it). Photos whose fault leaves nothing to store ("gone", "huge", the
+    redirects) raise ``ValueError``.
     """
-    if photo.fault in BODILESS_FAULTS:
-        raise ValueError(f"photo {photo.photo_id} has no stored body ({photo.fault})")
-    if photo.fault == "html":
-        return HTML_BODY
-    if photo.fault == "empty":
-        return b""
-    if photo.fault == "not_image":
+    fault = photo.fault
+    if fault in BODILESS_FAULTS:
+        raise ValueError(f"photo {photo.photo_id} has no stored body ({fault})")
+    if fault in _CONSTANT_BODIES:
+        return _CONSTANT_BODIES[fault]
+    if fault == "not_image":
         return random.Random(photo.photo_id).randbytes(_NOT_IMAGE_BYTES)
-    if photo.fault == "bomb":
+    if fault == "bomb":
         return _bomb_png(photo.photo_id)
-    return _encoded(photo.photo_id, photo.format)
+    if fault == "webp_bomb":
+        return _bomb_webp()
+    image = _encoded(photo.photo_id, photo.format)
+    if fault in _HALVED_FAULTS:
+        return image[: len(image) // 2]
+    if fault == "webp_trailing_junk":
+        return image + _TRAILING_JUNK
+    if fault == "jpeg_bomb":
+        return _with_jpeg_size(image, *BOMB_SIZE)
+    if fault == "jpeg_zero_size":
+        return _with_jpeg_size(image, 0, IMAGE_SIZE[1])
+    if fault == "gif_bomb":
+        return image[:6] + struct.pack("<HH", *BOMB_SIZE) + image[10:]
+    return image
 
 
 def warm_photos(site: ReplicaSite) -> int:
@@ -105,6 +153,8 @@ def _encoded(photo_id: str, image_format: str) -> bytes:
         image.save(out, "PNG", compress_level=1)
     elif image_format == "webp":
         image.save(out, "WEBP", quality=80, method=0)
+    elif image_format == "gif":
+        image.save(out, "GIF")
     else:
         raise ValueError(f"unknown image format {image_format!r}")
     return out.getvalue()
@@ -132,3 +182,22 @@ def _bomb_png(photo_id: str) -> bytes:
             _png_chunk(b"IEND", b""),
         )
     )
+
+
+def _bomb_webp() -> bytes:
+    """A complete 30-byte WebP: a VP8X header declaring a 16384x16384 canvas and nothing else."""
+    side = (_WEBP_BOMB_SIDE - 1).to_bytes(3, "little")
+    chunk = b"VP8X" + struct.pack("<I", 10) + bytes(4) + side + side
+    return b"RIFF" + struct.pack("<I", 4 + len(chunk)) + b"WEBP" + chunk
+
+
+# Start-of-frame markers, where a JPEG states its size (baseline, extended, progressive).
+_JPEG_SOF_MARKERS = frozenset({0xC0, 0xC1, 0xC2})
+
+
+def _with_jpeg_size(jpeg: bytes, width: int, height: int) -> bytes:
+    """The same JPEG with another size written into its frame header (the pixels stay)."""
+    pos = 2
+    while jpeg[pos + 1] not in _JPEG_SOF_MARKERS:
+        pos += 2 + int.from_bytes(jpeg[pos + 2 : pos + 4], "big")
+    return jpeg[: pos + 5] + struct.pack(">HH", height, width) + jpeg[pos + 9 :]

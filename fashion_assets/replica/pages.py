@@ -10,9 +10,10 @@ page path, so a page renders identically on every run.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from html import escape
 from itertools import groupby
 from typing import Any
@@ -27,6 +28,7 @@ from fashion_assets.replica.site import (
 )
 
 _TEASERS = 4
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # How the assignment is spelled on different pages; decoders must not care.
 _ASSIGNMENTS = (" = ", "=", " =", "= ", "  =\n  ")
 _AFTER_STATE = (";", ';\nwindow.__APP_VERSION__ = "4.12.0";', ";  ")
@@ -43,6 +45,13 @@ _DECOYS = (
     '<script type="text/javascript">/* the app hydrates from window.__PRELOADED_STATE__ once;'
     " see the bundle */ window.cnBus = window.cnBus || {queue: [], ready: false};</script>",
     '<script async src="https://www.vogue.com/static/js/main.5f1c2a.js"></script>',
+)
+# Scripts that assign the state something other than an object, or only compare it.
+_STATE_DECOYS = (
+    '<script type="text/javascript">'
+    "window.__PRELOADED_STATE__ = window.__PRELOADED_STATE__ || null;</script>",
+    '<script type="text/javascript">if (window.__PRELOADED_STATE__ === undefined) '
+    "{ window.__PRELOADED_STATE__ = []; }</script>",
 )
 
 
@@ -63,17 +72,30 @@ def original_url(cdn_base: str, photo: ReplicaPhoto) -> str:
 
 def _state_text(state: dict[str, Any]) -> str:
     """JSON with every ``/`` written ``\\u002F``, like the real site (which also keeps the
-    text from ever closing its ``<script>``)."""
-    return json.dumps(state, ensure_ascii=False).replace("/", "\\u002F")
+    text from ever closing its ``<script>``).
+
+    A lone surrogate (hostile text) is written as its ``\\uXXXX`` escape, the only way JSON
+    can carry one, so the page still encodes to bytes.
+    """
+    text = json.dumps(state, ensure_ascii=False).replace("/", "\\u002F")
+    return _LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def _sources(cdn_base: str, photo: ReplicaPhoto, widths: Iterable[int]) -> dict[str, Any]:
     wanted = set(widths)
     return {
-        size: {"url": image_url(cdn_base, photo, width), "width": width, "height": width * 4 // 3}
+        size: {"url": _source_url(cdn_base, photo, width), "width": width,
+               "height": width * 4 // 3}
         for size, width in SIZE_WIDTHS.items()
         if width in wanted
     }
+
+
+def _source_url(cdn_base: str, photo: ReplicaPhoto, width: int) -> str:
+    """The URL a page gives for one size of a photo; the "url_file_scheme" case gives none."""
+    if photo.fault == "url_file_scheme":
+        return "file:///etc/passwd"
+    return image_url(cdn_base, photo, width)
 
 
 def _image(cdn_base: str, photo: ReplicaPhoto, alt: str, widths: Iterable[int]) -> dict[str, Any]:
@@ -95,23 +117,32 @@ def _document(title: str, scripts: list[str], body: str) -> str:
 
 
 def _page(
-    key: str, title: str, state: dict[str, Any] | None, body: str, *, cut: bool = False
+    key: str,
+    title: str,
+    text: str | None,
+    body: str,
+    *,
+    cut: bool = False,
+    state_last: bool = False,
 ) -> str:
     """Wrap a page, placing the state script among the decoys by a stable per-page choice.
 
-    ``cut`` truncates the state JSON mid-way, as an interrupted render would; ``state=None``
-    renders the page without any state script.
+    ``text`` is the state's JSON text, ``None`` for a page without any state script. ``cut``
+    truncates it mid-way, as an interrupted render would; ``state_last`` puts the state after
+    extra decoys that assign the state something else or compare it.
     """
     scripts = list(_DECOYS)
-    if state is not None:
-        text = _state_text(state)
+    if state_last:
+        scripts += _STATE_DECOYS
+    if text is not None:
         if cut:
             text = text[: len(text) // 2]
         else:
             text += _AFTER_STATE[_variant(key, len(_AFTER_STATE))]
         assignment = _ASSIGNMENTS[_variant(key, len(_ASSIGNMENTS))]
         script = f'<script type="text/javascript">window.__PRELOADED_STATE__{assignment}{text}'
-        scripts.insert(_variant(key + "#pos", len(scripts) + 1), script + "</script>")
+        where = len(scripts) if state_last else _variant(key + "#pos", len(scripts) + 1)
+        scripts.insert(where, script + "</script>")
     ld_json = json.dumps({"@context": "https://schema.org", "@type": "WebPage", "name": title})
     ld_json = ld_json.replace("</", "<\\/")
     scripts.insert(1, f'<script type="application/ld+json">{ld_json}</script>')
@@ -120,8 +151,9 @@ def _page(
 
 def render_designer(brand: ReplicaBrand, cdn_base: str) -> str:
     """``/fashion-shows/designer/<slug>``: the brand's whole history, newest first."""
-    collections = [
-        {
+    collections: list[Any] = []
+    for show in brand.shows:
+        entry = {
             "hed": show.title,
             "url": show.path,
             "image": _image(cdn_base, show.cover, show.title, show.cover.widths[:2]),
@@ -129,8 +161,8 @@ def render_designer(brand: ReplicaBrand, cdn_base: str) -> str:
             "contentType": "runwayshow",
             "isVideo": show.video_only,
         }
-        for show in brand.shows
-    ]
+        collections += _listed(entry, show)
+    collections += [_junk_entry(name, brand.slug) for name in brand.junk_entries]
     state = {
         "transformed": {
             "runwayDesignerContent": {
@@ -151,7 +183,35 @@ def render_designer(brand: ReplicaBrand, cdn_base: str) -> str:
     )
     header = f"<h1>{escape(brand.name)}</h1><p>{escape(brand.bio)}</p>"
     body = f"{header}{teasers}<button>Show more</button>"
-    return _page(brand.slug, brand.name, state, body)
+    return _page(brand.slug, brand.name, _state_text(state), body)
+
+
+def _listed(entry: dict[str, Any], show: ReplicaShow) -> list[dict[str, Any]]:
+    """The designer-page entries of a show: its own, bent by its listing fault if it has one."""
+    fault = show.listing_fault
+    if fault == "entry_missing_hed":
+        del entry["hed"]
+    elif fault == "entry_offsite_url":
+        entry["url"] = "https://evil.example" + show.path
+    elif fault == "entry_hed_control_chars":
+        entry["hed"] = f"\x00{show.title}\x07 \x1b[0m\ud800"
+    elif fault == "entry_duplicate":
+        again = {**entry, "hed": f"{show.title} (encore)", "url": show.path + "?ref=nl#looks"}
+        return [entry, again]
+    return [entry]
+
+
+def _junk_entry(name: str, brand_slug: str) -> Any:
+    """A designer-page entry that is no show, as named by its designer-page case."""
+    return {
+        "entry_not_object": ["Fall 2020 Ready-to-Wear", f"/fashion-shows/fall-2020/{brand_slug}"],
+        "entry_bad_url": {"hed": "Spring 2021 Ready-to-Wear",
+                          "url": "javascript:alert(document.domain)"},
+        "entry_traversal_url": {"hed": "Fall 2021 Ready-to-Wear",
+                                "url": "/fashion-shows/../../../etc/passwd"},
+        "entry_designer_url": {"hed": "All shows", "url": f"/fashion-shows/designer/{brand_slug}"},
+        "entry_bad_season": {"url": f"/fashion-shows/not-a-season/{brand_slug}"},
+    }[name]
 
 
 def _directory_group(name: str) -> str:
@@ -175,7 +235,9 @@ def render_directory(site: ReplicaSite) -> str:
         "transformed": {"allRunwayDesigners": {"groupedLinks": groups, "totalCount": len(brands)}}
     }
     links = "".join(f'<a href="{escape(brand.path)}">{escape(brand.name)}</a>' for brand in brands)
-    return _page("/fashion-shows/designers", "Designers", state, f"<nav>{links}</nav>")
+    return _page(
+        "/fashion-shows/designers", "Designers", _state_text(state), f"<nav>{links}</nav>"
+    )
 
 
 def _gallery_items(
@@ -200,7 +262,11 @@ def _gallery_items(
 
 
 def render_show(brand: ReplicaBrand, show: ReplicaShow, cdn_base: str) -> str:
-    """``/fashion-shows/<season>/<brand>``: the galleries (looks and the rest) and the review."""
+    """``/fashion-shows/<season>/<brand>``: the galleries (looks and the rest) and the review.
+
+    A hostile show's page is bent by its ``page_fault``; faults of the HTTP exchange rather
+    than of the page (redirects, encodings, sizes) are the server's.
+    """
     photos = {"Collection": show.photos} | {g.title: g.photos for g in show.side_galleries}
     order = _GALLERY_ORDERS[_variant(show.path, len(_GALLERY_ORDERS))]
     galleries = [
@@ -230,9 +296,127 @@ def render_show(brand: ReplicaBrand, show: ReplicaShow, cdn_base: str) -> str:
         for number, photo in enumerate(show.photos[:_TEASERS], start=1)
     )
     body = f"<h1>{escape(show.title)}</h1><article>{escape(show.review)}</article>{teasers}"
-    if show.page_fault == "no_state":
+    fault = show.page_fault or ""
+    if fault in _STATE_EDITS:
+        _STATE_EDITS[fault](state)
+    text = _TEXT_EDITS.get(fault, _unchanged)(_state_text(state))
+    if fault == "empty_page":
+        return ""
+    if fault == "json_page":
+        return text
+    if fault == "nul_in_html":
+        body = f"\x00{body}\x00"
+    if fault == "no_state":
         return _page(show.path, show.title, None, body)
-    return _page(show.path, show.title, state, body, cut=show.page_fault == "truncated_state")
+    return _page(
+        show.path,
+        show.title,
+        text,
+        body,
+        cut=fault == "truncated_state",
+        state_last=fault == "state_last_script",
+    )
+
+
+def _unchanged(text: str) -> str:
+    return text
+
+
+def _collection(state: dict[str, Any]) -> dict[str, Any]:
+    galleries = state["transformed"]["runwayShowGalleries"]["galleries"]
+    return next(gallery for gallery in galleries if gallery["title"] == "Collection")
+
+
+def _galleries_not_list(state: dict[str, Any]) -> None:
+    parent = state["transformed"]["runwayShowGalleries"]
+    parent["galleries"] = {str(n): gallery for n, gallery in enumerate(parent["galleries"])}
+
+
+def _no_galleries(state: dict[str, Any]) -> None:
+    del state["transformed"]["runwayShowGalleries"]
+
+
+def _transformed_not_object(state: dict[str, Any]) -> None:
+    state["transformed"] = "runwayshow"
+
+
+def _items_not_list(state: dict[str, Any]) -> None:
+    _collection(state)["items"] = "see the slideshow"
+
+
+def _review_with_bell(state: dict[str, Any]) -> None:
+    state["transformed"]["runwayShowContent"]["review"] = "Ring\x07the bell; {twice}."
+
+
+def _control_text(state: dict[str, Any]) -> None:
+    content = state["transformed"]["runwayShowContent"]
+    header = content["sectionHeader"]
+    header["hed"] = f"\x00{header['hed']}\x07\x1b[1m\x7f\x85\u2028\ud800"
+    content["brand"]["name"] = f"\x1b[31m{content['brand']['name']}\x1b[0m\x00"
+    for item in _collection(state)["items"]:
+        item["caption"] = f"\x00{item['caption']}\x07\udc00"
+
+
+# Width values no size should be read from: the page still names the sizes.
+_ABSURD_WIDTHS = {"sm": -320, "md": 0, "lg": 10**12, "xl": "1600px", "xxl": True}
+
+
+def _absurd_sizes(state: dict[str, Any]) -> None:
+    for item in _collection(state)["items"]:
+        for size, source in item["image"]["sources"].items():
+            source["width"] = _ABSURD_WIDTHS[size]
+
+
+def _negative_counts(state: dict[str, Any]) -> None:
+    _collection(state).update({"imageCount": -12, "lookCount": 1e308, "totalSlides": "-1"})
+    state["transformed"]["runwayShowContent"]["photoCount"] = -1
+
+
+# Collection items with nothing to fetch, placed before the looks.
+JUNK_ITEMS: tuple[Any, ...] = (
+    None,
+    42,
+    "Look 99",
+    [],
+    {},
+    {"image": {"sources": "xl"}},
+    {"image": {"sources": {"xl": {"url": 12, "width": 1600}}}, "caption": "Look 0"},
+)
+
+
+def _junk_items(state: dict[str, Any]) -> None:
+    collection = _collection(state)
+    collection["items"] = [*JUNK_ITEMS, *collection["items"]]
+
+
+def _duplicate_collection(state: dict[str, Any]) -> None:
+    galleries = state["transformed"]["runwayShowGalleries"]["galleries"]
+    details = next(gallery for gallery in galleries if gallery["title"] == "Details")
+    galleries.append({"title": " collection ", "items": details["items"], "layout": "grid"})
+
+
+# Hostile shows whose page differs in the state's content.
+_STATE_EDITS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "galleries_not_list": _galleries_not_list,
+    "no_galleries": _no_galleries,
+    "transformed_not_object": _transformed_not_object,
+    "items_not_list": _items_not_list,
+    "raw_control_chars": _review_with_bell,
+    "control_text": _control_text,
+    "absurd_sizes": _absurd_sizes,
+    "negative_counts": _negative_counts,
+    "junk_items": _junk_items,
+    "duplicate_collection": _duplicate_collection,
+}
+_NESTING_DEPTH = 100_000
+# Hostile shows whose page differs in the state's JSON text.
+_TEXT_EDITS: dict[str, Callable[[str], str]] = {
+    "state_not_object": lambda text: "null",
+    "deep_nesting": lambda text: (
+        '{"renderTree": ' + "[" * _NESTING_DEPTH + "]" * _NESTING_DEPTH + ", " + text[1:]
+    ),
+    "raw_control_chars": lambda text: text.replace("\\u0007", "\x07"),
+}
 
 
 def render_not_found() -> str:

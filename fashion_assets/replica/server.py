@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import json
 import math
 import random
@@ -22,11 +23,13 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from aiohttp import web
 
 from fashion_assets.replica.images import HUGE_BODY_HEAD, HUGE_BODY_SIZE, photo_body, warm_photos
 from fashion_assets.replica.pages import (
+    original_url,
     render_designer,
     render_directory,
     render_not_found,
@@ -41,7 +44,14 @@ _PHOTO_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable"}
 _REDIRECTS = {
     "redirect_offsite": "http://169.254.169.254/latest/meta-data/",
     "redirect_private": "http://10.0.0.1/x.jpg",
+    "redirect_metadata_ipv6": "http://[::ffff:169.254.169.254]/latest/meta-data/",
+    "redirect_decimal_loopback": "http://2130706433/x.jpg",
+    "redirect_not_allowed": "http://example.com/x.jpg",
+    "redirect_file_scheme": "file:///etc/passwd",
 }
+# How hostile show pages are encoded; every other page is UTF-8, as it declares.
+_PAGE_ENCODINGS = {"cp1252_page": "cp1252"}
+_HUGE_PAGE_HEAD = b"<!DOCTYPE html><html><head><title>Vogue</title></head><body>"
 _STREAM_CHUNK = 256 * 1024
 _CONTROL_PREFIX = "/__replica/"
 _SHUTDOWN_TIMEOUT_S = 2.0
@@ -173,7 +183,10 @@ class _Reply:
     content_type: str = _HTML
     headers: dict[str, str] = field(default_factory=dict)
     cut: bool = False  # send half the body, then close (the "truncated" photo)
+    raw: bool = False  # ``body`` is the whole HTTP response, sent as is, then close
     stream_size: int = 0  # stream this many bytes instead of ``body`` (the "huge" photo)
+    stream_head: bytes = HUGE_BODY_HEAD  # what the streamed bytes open with
+    declare_length: bool = True  # False: stream chunked, without Content-Length
 
 
 class _Handlers:
@@ -259,12 +272,23 @@ class _Handlers:
         path = request.path
         if path == "/robots.txt":
             return _Reply(200, render_robots(self.site).encode(), "text/plain; charset=utf-8")
+        show = self.site.show(path)
+        fault = show.page_fault if show is not None else None
+        if fault == "page_gone":
+            return _Reply(404, self.not_found)
+        if fault == "page_redirect_offsite":
+            return _Reply(302, headers={"Location": "http://example.com" + path})
+        if fault == "huge_page":
+            return _Reply(200, stream_size=HUGE_BODY_SIZE, stream_head=_HUGE_PAGE_HEAD,
+                          declare_length=False)
         body = self.pages.get(path)
         if body is None:
             html = self._render(path)
             if html is None:
                 return _Reply(404, self.not_found)
-            body = self.pages[path] = html.encode()
+            body = self.pages[path] = html.encode(_PAGE_ENCODINGS.get(fault or "", "utf-8"))
+        if fault == "gzip_page":
+            return _Reply(200, gzip.compress(body, mtime=0), headers={"Content-Encoding": "gzip"})
         return _Reply(200, body)
 
     def _render(self, path: str) -> str | None:
@@ -284,34 +308,52 @@ class _Handlers:
         return render_show(brand, show, self.cdn_url)
 
     def _photo_reply(self, request: web.Request) -> _Reply:
-        photo = self._photo_at(request.path)
+        photo = self._photo_at(request.raw_path)
         if photo is None:
             return _Reply(404, self.not_found)
-        if photo.fault == "gone":
+        fault = photo.fault
+        if fault == "gone":
             return _Reply(404, self.not_found)
-        if photo.fault in _REDIRECTS:
-            return _Reply(302, headers={"Location": _REDIRECTS[photo.fault]})
+        if fault in _REDIRECTS:
+            return _Reply(302, headers={"Location": _REDIRECTS[fault]})
+        if fault == "redirect_loop":
+            return _Reply(302, headers={"Location": request.raw_path})
+        if fault == "redirect_no_location":
+            return _Reply(302)
+        if fault == "redirect_same_cdn" and "/master/pass/" not in request.raw_path:
+            return _Reply(302, headers={"Location": original_url(self.cdn_url, photo)})
         headers = dict(_PHOTO_HEADERS)
-        if photo.fault == "huge":
-            return _Reply(
-                200, content_type="image/jpeg", headers=headers, stream_size=HUGE_BODY_SIZE
-            )
-        # Every photo claims to be a JPEG, whatever it is: the real CDN lies, clients sniff.
+        if fault in ("huge", "huge_chunked"):
+            return _Reply(200, content_type="image/jpeg", headers=headers,
+                          stream_size=HUGE_BODY_SIZE, declare_length=fault == "huge")
         body = photo_body(photo)
-        return _Reply(200, body, "image/jpeg", headers, cut=photo.fault == "truncated")
+        if fault == "gzip_encoded":
+            headers["Content-Encoding"] = "gzip"
+            return _Reply(200, gzip.compress(body, mtime=0), "image/jpeg", headers)
+        if fault == "wrong_content_type":
+            return _Reply(200, body, _HTML, headers)
+        if fault == "length_conflict":
+            return _Reply(200, _conflicting_lengths(body), raw=True)
+        # Every photo claims to be a JPEG, whatever it is: the real CDN lies, clients sniff.
+        return _Reply(200, body, "image/jpeg", headers, cut=fault == "truncated")
 
-    def _photo_at(self, path: str) -> ReplicaPhoto | None:
-        """Resolve ``/photos/<id>/master/<w_N,c_limit | pass>/<file>``; only listed widths."""
-        parts = path.split("/")
+    def _photo_at(self, raw_path: str) -> ReplicaPhoto | None:
+        """Resolve ``/photos/<id>/master/<w_N,c_limit | pass>/<file>``; only listed widths.
+
+        Read from the path as sent, the file name being everything after the size, decoded
+        once on both sides: names holding encoded slashes, dots or NULs (the hostile path
+        tricks) are then served at exactly the URL their page gives.
+        """
+        parts = raw_path.partition("?")[0].split("/", 5)
         if len(parts) != 6 or parts[1] != "photos" or parts[3] != "master":
             return None
         photo = self.site.photo(parts[2])
-        if photo is None or parts[5] != photo.file_name:
+        if photo is None or unquote(parts[5]) != unquote(photo.file_name):
             return None
-        if parts[4] == "pass":
+        size = unquote(parts[4])  # the comma arrives as "," or as "%2C"
+        if size == "pass":
             return photo
-        # aiohttp has already decoded "%2C", so both spellings of the comma arrive as ",".
-        width, _, crop = parts[4].partition(",")
+        width, _, crop = size.partition(",")
         if crop != "c_limit" or not width.startswith("w_") or not width[2:].isdigit():
             return None
         return photo if int(width[2:]) in photo.widths else None
@@ -363,6 +405,11 @@ class _Handlers:
         counters.by_status[reply.status] += 1
         if reply.stream_size:
             return await self._stream(request, reply)
+        if reply.raw:
+            counters.bytes_sent += len(reply.body)
+            if request.transport is not None:
+                request.transport.write(reply.body)
+            return _drop(request)
         if reply.cut or truncate < plan.truncate:
             counters.truncated += 1
             return await self._cut(request, reply)
@@ -386,13 +433,14 @@ class _Handlers:
 
     async def _stream(self, request: web.Request, reply: _Reply) -> web.StreamResponse:
         """Stream a huge body from one reused chunk; stop quietly when the client hangs up."""
-        response = _stream_response(reply, reply.stream_size)
+        length = reply.stream_size if reply.declare_length else None
+        response = _stream_response(reply, length)
         await response.prepare(request)
         if request.method == "HEAD":
             return response
         chunk = bytes(_STREAM_CHUNK)
         remaining = reply.stream_size
-        first = HUGE_BODY_HEAD + chunk[len(HUGE_BODY_HEAD) :]
+        first = reply.stream_head + chunk[len(reply.stream_head) :]
         try:
             while remaining and not self.stopping.is_set():
                 piece = first if remaining == reply.stream_size else chunk
@@ -408,7 +456,18 @@ class _Handlers:
         return response
 
 
-def _stream_response(reply: _Reply, length: int) -> web.StreamResponse:
+def _conflicting_lengths(body: bytes) -> bytes:
+    """A response no HTTP server may send: two Content-Length headers, half and whole."""
+    head = (
+        "HTTP/1.1 200 OK\r\nContent-Type: image/jpeg\r\n"
+        f"Content-Length: {len(body) // 2}\r\nContent-Length: {len(body)}\r\n"
+        "Connection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+def _stream_response(reply: _Reply, length: int | None) -> web.StreamResponse:
+    """A response to write by hand; without a length it is sent chunked."""
     response = web.StreamResponse(status=reply.status, headers=reply.headers)
     response.content_type = reply.content_type.split(";")[0]
     response.content_length = length

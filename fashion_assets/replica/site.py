@@ -16,21 +16,28 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from fashion_assets.domain.titles import parse_show_title, season_slug_for
-
-# Every permanent per-photo fault, as ``ReplicaPhoto.fault`` spells it.
-PHOTO_FAULTS = (
-    "gone",
-    "html",
-    "empty",
-    "truncated",
-    "bomb",
-    "huge",
-    "redirect_offsite",
-    "redirect_private",
-    "not_image",
+from fashion_assets.replica.hostile import (
+    LONG_FILE_NAME_CHARS,
+    TOO_LONG_FILE_NAME_CHARS,
+    cases_at,
 )
-# Page-level faults of a show (``ReplicaShow.page_fault``).
-PAGE_FAULTS = ("truncated_state", "no_state")
+
+# Every permanent per-photo fault, as ``ReplicaPhoto.fault`` spells it: the photo cases of
+# the hostile table, which also says what each one serves and what a crawl must record.
+PHOTO_FAULTS = tuple(case.name for case in cases_at("photo"))
+# What is wrong with a hostile show's page (``ReplicaShow.page_fault``): the show-page cases.
+PAGE_FAULTS = tuple(case.name for case in cases_at("show page"))
+# Designer-page cases about one real show's entry (``ReplicaShow.listing_fault``); the others
+# are entries that are no show at all (``ReplicaBrand.junk_entries``).
+LISTING_FAULTS = (
+    "entry_missing_hed",
+    "entry_duplicate",
+    "entry_offsite_url",
+    "entry_hed_control_chars",
+)
+JUNK_ENTRIES = tuple(
+    case.name for case in cases_at("designer page") if case.name not in LISTING_FAULTS
+)
 # The CDN's named sizes and the width each stands for (``image.sources`` keys).
 SIZE_WIDTHS = {"sm": 320, "md": 640, "lg": 1280, "xl": 1600, "xxl": 2048}
 HOSTILE_BRAND = "hostile-house"
@@ -110,7 +117,8 @@ _SHAPES: tuple[tuple[str, float, tuple[int, int, int]], ...] = (
     ("Bridal Spring {y}", 0.04, (-1, 4, 14)),
 )
 
-# Hostile House's shows, newest first: title shape, year and what is wrong with the show.
+# Hostile House's first shows, newest first: title shape, year and what is wrong with the
+# show; every other show-page and listing case gets a show of its own after them.
 _HOSTILE_SHOWS = (
     ("Resort {y}", 2026, "long_title"),
     ("Pre-Fall {y} Menswear", 2024, "no_state"),
@@ -118,6 +126,41 @@ _HOSTILE_SHOWS = (
     ("Bridal Spring {y}", 2019, "truncated_state"),
     ("Tokyo Fall {y}", 2015, "photo_faults"),
 )
+_CASE_SHOW_SHAPE = "Fall {y} Ready-to-Wear"
+_CASE_SHOW_FIRST_YEAR = 2014
+# A case whose show needs a title outside ASCII, to show what a wrong encoding does to it.
+_CASE_SHOW_SHAPES = {"cp1252_page": "São Paulo Resort {y}"}
+# File names of the path-trick photo cases, as the page writes them into the URL.
+_FAULT_FILE_NAMES = {
+    "path_dotdot": "../../../../etc/passwd.jpg",
+    "path_encoded_dotdot": "%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd.jpg",
+    "path_double_encoded": "%252e%252e%252fetc%252fpasswd.jpg",
+    "path_backslash": "..%5c..%5c..%5cwindows%5cwin.ini.jpg",
+    "path_absolute": "/etc/passwd.jpg",
+    "path_nul": "look.jpg%00.png",
+    "path_long_name": "l" * (LONG_FILE_NAME_CHARS - 4) + ".jpg",
+    "path_too_long": "t" * (TOO_LONG_FILE_NAME_CHARS - 4) + ".jpg",
+    "path_space": "look 1.jpg",
+    "path_raw_control": "look\x00\x1b.jpg",
+}
+# The format a photo case needs (a bomb is a PNG header, a path trick is stored as a JPEG);
+# other photos draw theirs.
+_FAULT_FORMATS = {
+    "bomb": "png",
+    "truncated_png": "png",
+    "wrong_content_type": "png",
+    "gif_photo": "gif",
+    "truncated_gif": "gif",
+    "gif_bomb": "gif",
+    "truncated_webp": "webp",
+    "webp_trailing_junk": "webp",
+    "webp_bomb": "webp",
+    "jpeg_bomb": "jpeg",
+    "jpeg_zero_size": "jpeg",
+    "gzip_encoded": "jpeg",
+    "redirect_same_cdn": "jpeg",
+    **dict.fromkeys(_FAULT_FILE_NAMES, "jpeg"),
+}
 _LONG_TITLE = "Resort 2026 " + "Très long titre; {encore} " * 4_000  # about 100 KB
 _CONTROL_REVIEW = "Control\x00characters\x07in\x1bthe review\u2028line; {braces} survive."
 
@@ -150,7 +193,11 @@ class ReplicaGallery:
 
 @dataclass(frozen=True)
 class ReplicaShow:
-    """One runway show: its title, season code, looks, side galleries and page quirks."""
+    """One runway show: its title, season code, looks, side galleries and page quirks.
+
+    ``page_fault`` names the show-page case the show stands for and ``listing_fault`` the
+    designer-page case its listing entry stands for (see ``fashion_assets.replica.hostile``).
+    """
 
     title: str
     season_slug: str
@@ -162,6 +209,7 @@ class ReplicaShow:
     side_galleries: tuple[ReplicaGallery, ...]
     review: str
     page_fault: str | None = None
+    listing_fault: str | None = None
 
     @property
     def path(self) -> str:
@@ -170,12 +218,16 @@ class ReplicaShow:
 
 @dataclass(frozen=True)
 class ReplicaBrand:
-    """A designer: display name, slug, bio and shows, newest first."""
+    """A designer: display name, slug, bio and shows, newest first.
+
+    ``junk_entries`` names the designer-page cases listed among the shows that are no show.
+    """
 
     slug: str
     name: str
     bio: str
     shows: tuple[ReplicaShow, ...]
+    junk_entries: tuple[str, ...] = ()
 
     @property
     def path(self) -> str:
@@ -349,8 +401,8 @@ def _photo(
     roll = ctx.rng.random()
     # Mostly JPEG as on the real CDN; WebP and PNG are rarer, and slower to encode.
     image_format = "png" if roll < 0.05 else "webp" if roll < 0.15 else "jpeg"
-    if fault == "bomb":
-        image_format = "png"
+    image_format = _FAULT_FORMATS.get(fault or "", image_format)
+    file_name = _FAULT_FILE_NAMES.get(fault or "", file_name)
     widths = _ALL_WIDTHS if ctx.rng.random() < 0.7 else _SHORT_WIDTHS
     return ReplicaPhoto(photo_id, file_name, image_format, widths, fault)
 
@@ -365,6 +417,7 @@ def _show(
     first: bool,
     video_only: bool = False,
     page_fault: str | None = None,
+    listing_fault: str | None = None,
     review: str | None = None,
 ) -> ReplicaShow:
     """Assemble a show; the brand's newest show reuses look 1 as its cover, as Vogue does."""
@@ -383,6 +436,7 @@ def _show(
         side_galleries=side,
         review=text,
         page_fault=page_fault,
+        listing_fault=listing_fault,
     )
 
 
@@ -405,7 +459,8 @@ def _side_galleries(ctx: _BrandContext, season_slug: str, looks: int) -> tuple[R
 
 
 def _hostile_brand(ctx: _BrandContext, photos_per_show: int) -> ReplicaBrand:
-    """Hostile House: one show per kind of bad input a crawler must survive."""
+    """Hostile House: one show per kind of bad show page or listing entry, one show holding a
+    photo per kind of bad photo, and listing entries that are no show at all."""
     shows = []
     for index, (shape, year, problem) in enumerate(_HOSTILE_SHOWS):
         title = shape.format(y=year)
@@ -415,17 +470,14 @@ def _hostile_brand(ctx: _BrandContext, photos_per_show: int) -> ReplicaBrand:
         elif problem == "video_only":
             looks = ()
         else:
-            looks = tuple(
-                _photo(ctx, season_slug, "look", n) for n in range(1, photos_per_show + 1)
-            )
+            looks = _good_looks(ctx, season_slug, photos_per_show)
         long_title = problem == "long_title"
-        when = next(when for known, _, when in _SHAPES if known == shape)
         shows.append(
             _show(
                 ctx,
                 _LONG_TITLE if long_title else title,
                 season_slug,
-                _show_date(year, when, 0),
+                _show_date(year, _when(shape), 0),
                 looks,
                 first=index == 0,
                 video_only=problem == "video_only",
@@ -433,7 +485,34 @@ def _hostile_brand(ctx: _BrandContext, photos_per_show: int) -> ReplicaBrand:
                 review=_CONTROL_REVIEW if long_title else None,
             )
         )
-    return ReplicaBrand(ctx.slug, ctx.name, _bio(ctx.name), tuple(shows))
+    placed = {problem for _, _, problem in _HOSTILE_SHOWS}
+    own_show = [fault for fault in PAGE_FAULTS if fault not in placed]
+    for offset, fault in enumerate((*own_show, *LISTING_FAULTS)):
+        shape = _CASE_SHOW_SHAPES.get(fault, _CASE_SHOW_SHAPE)
+        year = _CASE_SHOW_FIRST_YEAR - offset
+        title = shape.format(y=year)
+        season_slug = _slug(title)
+        shows.append(
+            _show(
+                ctx,
+                title,
+                season_slug,
+                _show_date(year, _when(shape), 0),
+                _good_looks(ctx, season_slug, photos_per_show),
+                first=False,
+                page_fault=fault if fault in PAGE_FAULTS else None,
+                listing_fault=fault if fault in LISTING_FAULTS else None,
+            )
+        )
+    return ReplicaBrand(ctx.slug, ctx.name, _bio(ctx.name), tuple(shows), JUNK_ENTRIES)
+
+
+def _when(shape: str) -> tuple[int, int, int]:
+    return next(when for known, _, when in _SHAPES if known == shape)
+
+
+def _good_looks(ctx: _BrandContext, season_slug: str, count: int) -> tuple[ReplicaPhoto, ...]:
+    return tuple(_photo(ctx, season_slug, "look", n) for n in range(1, count + 1))
 
 
 def _fault_looks(ctx: _BrandContext, season_slug: str, good: int) -> tuple[ReplicaPhoto, ...]:

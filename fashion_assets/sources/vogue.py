@@ -43,6 +43,10 @@ COLLECTION_GALLERY_TITLE = "collection"
 _SLUG_RE = re.compile(r"[a-z0-9-]{1,120}")
 # Bounded so a digit string of absurd length never reaches int().
 _DIGITS_RE = re.compile(r"[0-9]{1,9}")
+# Control characters and lone surrogates (what a JSON "\u0000" or "\ud800" escape decodes
+# to): no display text or URL needs them, PostgreSQL cannot store NUL and no database driver
+# can encode a lone surrogate, so one of them in a title would fail the whole write.
+_UNSTORABLE_RE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _STATE_ASSIGNMENT_RE = re.compile(r"window\.__PRELOADED_STATE__\s*=(?!=)\s*")
 _SHOW_PATH_RE = re.compile(r"/fashion-shows/(?P<season>[A-Za-z0-9-]+)/(?P<brand>[A-Za-z0-9-]+)")
 _DESIGNER_PATH_RE = re.compile(r"/fashion-shows/designer/(?P<brand>[a-z0-9-]{1,120})")
@@ -218,7 +222,9 @@ def parse_designer_directory(html: str) -> tuple[tuple[str, str], ...]:
 
 
 def _state_scripts(html: str) -> list[str]:
-    selector = Selector(text=html)
+    # The type is fixed: parsel would read a body that looks like JSON as JSON, on which XPath
+    # raises instead of finding no state.
+    selector = Selector(text=html, type="html")
     return selector.xpath('//script[contains(., "window.__PRELOADED_STATE__")]/text()').getall()
 
 
@@ -388,6 +394,8 @@ def _image_url(value: Any) -> str | None:
     """An absolute http(s) URL; relative ones are joined to the public site like a browser."""
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_URL_CHARS:
         return None
+    if _UNSTORABLE_RE.search(value.strip()):
+        return None
     try:
         url = urljoin(PUBLIC_BASE_URL + "/", value.strip())
         parts = urlsplit(url)
@@ -420,10 +428,11 @@ def _clean_text(value: Any) -> str | None:
     """Display text in one canonical form: NFC, single spaces, capped; None if there is none.
 
     NFC makes composed and decomposed accents compare equal to the names in the corpus.
+    Control characters and lone surrogates become spaces: they are unstorable, not text.
     """
     if not isinstance(value, str):
         return None
-    text = " ".join(unicodedata.normalize("NFC", value).split())
+    text = " ".join(_UNSTORABLE_RE.sub(" ", unicodedata.normalize("NFC", value)).split())
     return text[:MAX_TEXT_CHARS] or None
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
-from fashion_assets.crawl.http import Fetched, Fetcher, HttpPolicy
+from fashion_assets.crawl.http import Fetched, Fetcher, HttpPolicy, RetryAfterWindows
 from fashion_assets.domain.hosts import HostPolicy
-from fashion_assets.replica import FaultPlan, ReplicaServer
+from fashion_assets.replica import HOSTILE_BRAND, FaultPlan, ReplicaServer
+from fashion_assets.replica.pages import image_url
 from tests.conftest import normal_brands
 
 MAX = 5 * 1024 * 1024
@@ -88,6 +91,77 @@ def test_no_request_is_sent_inside_a_retry_after_window(
     assert stats.retry_after_violations == 0
 
 
+def test_a_request_waiting_out_retry_after_also_waits_for_a_window_extended_meanwhile(
+        replica: ReplicaServer, faults: Callable[..., None]) -> None:
+    """A 429 read while a request sleeps until the old window's end extends its wait.
+
+    ``held`` is sent first and frozen at the gate (in flight; the replica fixes its answer,
+    a 429 with Retry-After 2 s, when it arrives); ``first`` then gets a 429 with Retry-After
+    1 s; ``waiting`` starts once that 429 is read, so it sleeps until that window ends. Then
+    ``held`` is released into its 429. Waking at the old end, ``waiting`` would arrive inside
+    the new window, and the replica would count a violation.
+    """
+    faults(rate_429=1.0, retry_after_s=2)
+    first, held, waiting = photo_urls(replica, 3)
+
+    async def run() -> list[Fetched]:
+        async with Fetcher(policy(retries=3, obey_robots=False), hosts(replica),
+                           rng=random.Random(1)) as fetcher:
+            replica.hold_images(after=0)
+            tasks = [asyncio.create_task(fetcher.fetch(held, max_bytes=MAX))]
+            assert await asyncio.to_thread(replica.wait_held, 1)
+            replica.set_faults(FaultPlan(rate_429=1.0, retry_after_s=1))
+            replica.hold_images(after=1)  # ``held`` stays frozen; ``first`` passes
+            tasks.append(asyncio.create_task(fetcher.fetch(first, max_bytes=MAX)))
+            await until(lambda: fetcher.counters.retries == 1)  # the first 429 is read
+            # Its first step runs before the loop reads any socket again, so it is asleep
+            # in the window before the second 429 can be read.
+            tasks.append(asyncio.create_task(fetcher.fetch(waiting, max_bytes=MAX)))
+            replica.release_images()
+            await until(lambda: replica.stats().by_status.get(429) == 2)
+            replica.set_faults(FaultPlan())  # the windows stay; the retries now succeed
+            return list(await asyncio.gather(*tasks))
+
+    try:
+        results = asyncio.run(run())
+    finally:
+        replica.release_images()
+
+    assert [r.error for r in results] == [None, None, None]
+    assert replica.stats().retry_after_violations == 0
+
+
+def test_a_retry_after_window_given_to_one_client_is_honoured_by_the_others(
+        replica: ReplicaServer, faults: Callable[..., None], tmp_path: Path) -> None:
+    """Worker processes, runs side by side and the next step each have their own client.
+
+    A window given to one holds for all: the second client, with windows of its own read
+    from the same folder (as in another process), waits before its first request.
+    """
+    faults(rate_429=1.0, retry_after_s=1, in_flight_grace_s=0.0)
+    first, second = photo_urls(replica, 2)
+
+    async def fetch(url: str, retries: int) -> Fetched:
+        async with Fetcher(policy(retries=retries, obey_robots=False), hosts(replica),
+                           windows=RetryAfterWindows(tmp_path, 60)) as fetcher:
+            return await fetcher.fetch(url, max_bytes=MAX)
+
+    throttled = asyncio.run(fetch(first, retries=0))
+    replica.set_faults(FaultPlan(in_flight_grace_s=0.0))
+    later = asyncio.run(fetch(second, retries=4))
+
+    assert throttled.error == "http_429" and later.ok
+    assert replica.stats().retry_after_violations == 0
+
+
+async def until(condition: Callable[[], bool], deadline_s: float = 10.0) -> None:
+    """Poll a real condition, bounded in time."""
+    end = asyncio.get_running_loop().time() + deadline_s
+    while not condition():
+        assert asyncio.get_running_loop().time() < end, "condition not reached in time"
+        await asyncio.sleep(0.005)  # polling interval, not a synchronisation
+
+
 def test_a_retry_after_longer_than_allowed_fails_instead_of_stalling(
         replica: ReplicaServer, faults: Callable[..., None]) -> None:
     faults(rate_429=1.0, retry_after_s=3600)
@@ -159,3 +233,27 @@ def test_every_request_names_the_project(replica: ReplicaServer,
 
     assert result.ok
     assert policy().user_agent.startswith("fashion-assets")
+
+
+def hostile_photo_url(replica: ReplicaServer, fault: str) -> str:
+    brand = replica.site.brand(HOSTILE_BRAND)
+    assert brand is not None
+    [photo] = [p for show in brand.shows for p in show.photos if p.fault == fault]
+    return image_url(replica.cdn_url, photo, photo.widths[-1])
+
+
+def test_a_body_in_an_encoding_that_was_not_asked_for_is_refused(
+        replica: ReplicaServer, faults: Callable[..., None]) -> None:
+    """Only identity is asked for: a gzip body would read as no image, so it is named."""
+    [result] = fetch_all(replica, [hostile_photo_url(replica, "gzip_encoded")])
+
+    assert (result.error, result.body, result.attempts) == ("unexpected_encoding", b"", 1)
+
+
+def test_a_response_the_http_parser_rejects_is_retried_then_reported(
+        replica: ReplicaServer, faults: Callable[..., None]) -> None:
+    """aiohttp raises its own error for a malformed response: it must come back as a value."""
+    [result] = fetch_all(replica, [hostile_photo_url(replica, "length_conflict")])
+
+    assert (result.error, result.attempts) == ("bad_response", 5)
+    assert replica.stats().by_path[urlsplit(result.url).path] == 5

@@ -43,7 +43,7 @@ PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))
 NOT_SOURCE = (".git", ".ci", "build", "dist", "*.egg-info", "__pycache__", ".fashion",
               ".venv", ".pytest_cache", ".ruff_cache", ".tmp_dagster_home_*")
 # Folders of the repository that hold packages which are deliberately not distributed.
-NOT_DISTRIBUTED = {"tests"}
+NOT_DISTRIBUTED = {"tests", "bench"}  # test and benchmark code stay in the repository
 DEMO_ARGS = ("--brands", "1", "--shows", "2", "--photos", "3")
 SUBPROCESS_TIMEOUT_S = 120
 
@@ -191,7 +191,7 @@ def test_wheel_ships_every_module_and_migration_inside_the_package(
     dist_info = {t for t in top_level if t.endswith(".dist-info")}
     assert top_level - dist_info == {"fashion_assets"}, (
         f"the wheel installs top-level names besides fashion_assets: {sorted(top_level)}")
-    for stray in ("resources/", "sensors/", "sql/", "tests/"):
+    for stray in ("resources/", "sensors/", "sql/", "tests/", "bench/"):
         assert not any(name.startswith(stray) for name in names), stray
 
 

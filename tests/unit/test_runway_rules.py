@@ -84,6 +84,7 @@ def test_the_ingest_decision(drafted: bool, in_catalog: bool, download: bool,
     (10, 0, ["not_found"] * 10, False),                 # every photo bad for good: draft
     (10, 0, ["timeout"] * 10, True),                    # the source was down: retry later
     (10, 0, ["not_found"] * 9 + ["http_503"], True),
+    (10, 0, ["bad_response"] * 10, True),               # malformed HTTP: a broken exchange
     (0, 0, [], False),                                  # a video-only show
 ])
 def test_a_show_fails_only_when_the_source_was_unavailable_for_all_its_photos(

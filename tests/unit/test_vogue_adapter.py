@@ -68,6 +68,12 @@ def state_page(state: dict[str, Any]) -> str:
     return html_page(ASSIGN + state_json(state) + ";")
 
 
+def ascii_state_page(state: dict[str, Any]) -> str:
+    """A page whose state has every non-ASCII character escaped: the only way its text can
+    carry a lone surrogate (the escape decodes to one), as a page decoded from bytes cannot."""
+    return html_page(ASSIGN + json.dumps(state) + ";")
+
+
 def designer_state(collections: Any, name: Any = "Brand") -> dict[str, Any]:
     content = {"name": name, "body": "A bio.", "designerCollections": collections}
     return {"transformed": {"runwayDesignerContent": content}}
@@ -172,7 +178,9 @@ def test_decoys_alone_are_no_state() -> None:
 
 @pytest.mark.parametrize(
     "html",
-    ["", "   ", "<html><body><p>Too many requests</p></body></html>", html_page("var x = 1;")],
+    ["", "   ", "<html><body><p>Too many requests</p></body></html>", html_page("var x = 1;"),
+     # A JSON body (an API error) in place of the page: parsel would read it as JSON.
+     '{"error": {"code": 404}}', "[1, 2]"],
 )
 def test_page_without_state_is_no_state(html: str) -> None:
     error = parse_error(vogue.parse_designer_page, html)
@@ -459,10 +467,14 @@ def test_integral_float_width_is_accepted() -> None:
         ("javascript:alert(1)", None),
         ("data:image/png;base64,AAAA", None),
         ("https://" + "a" * 100_000, None),
+        ("https://assets.vogue.com/photos/a\x00.jpg", None),
+        ("https://assets.vogue.com/photos/a\ud800.jpg", None),
     ],
 )
 def test_image_urls_are_made_absolute_or_refused(url: str, expected: str | None) -> None:
-    page = collection_page({"image": {"sources": {"lg": {"url": url, "width": 1280}}}})
+    item = {"image": {"sources": {"lg": {"url": url, "width": 1280}}}}
+    page = vogue.parse_show_page(ascii_state_page(show_state([{"title": "Collection",
+                                                               "items": [item]}])))
     assert [image.url for image in page.images] == ([expected] if expected else [])
     assert page.expected_images == 1
 
@@ -588,6 +600,22 @@ def test_absurd_caption_is_truncated() -> None:
     item = {"caption": "x" * 100_000, "image": image(md=sized(640))}
     (chosen,) = collection_page(item).images
     assert chosen.caption is not None and len(chosen.caption) == 500
+
+
+def test_control_characters_and_lone_surrogates_never_reach_the_text() -> None:
+    """The text is stored: PostgreSQL refuses NUL and no driver encodes a lone surrogate (what
+    the escapes \\u0000 and \\ud800 decode to), so one of them would fail the whole write."""
+    content = {"sectionHeader": {"hed": "\x00Spring 2020\x07 Ready-to-Wear\ud800"},
+               "brand": "\x1b[31mBrand\x7f", "eventDate": "2019\x85"}
+    item = {"caption": "Look\x00 1\udc00", "image": image(md=sized(640))}
+    state = show_state([{"title": "Collection", "items": [item]}], content)
+    page = vogue.parse_show_page(ascii_state_page(state))
+    assert (page.title, page.brand, page.event_date) == (
+        "Spring 2020 Ready-to-Wear", "[31mBrand", "2019")
+    assert [image.caption for image in page.images] == ["Look 1"]
+    entry = show_entry("/fashion-shows/spring-2020/brand", hed="Spring\x00 2020\ud800")
+    listing = vogue.parse_designer_page(ascii_state_page(designer_state([entry], "Brand\x00")))
+    assert (listing.name, [show.title for show in listing.shows]) == ("Brand", ["Spring 2020"])
 
 
 # --- directory and paths ------------------------------------------------------------------

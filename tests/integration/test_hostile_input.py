@@ -1,0 +1,511 @@
+"""Hostile input end to end: every case of the replica's hostile table, crawled through Dagster.
+
+The ``hostile-house`` brand of a replica of its own is crawled twice through the runway job,
+on SQLite and on PostgreSQL, into a file store. The crawls are run once per database (a
+module-scoped fixture) and every case of ``fashion_assets.replica.hostile.HOSTILE_CASES`` is
+then a test of its own that checks the outcome the table promises against what the catalog,
+the store and the Dagster event log recorded. The global tests check the promises that hold
+for the whole brand: the runs succeed and finish, nothing is written outside the store, every
+object is a photo under the sha1 of its bytes, the store holds exactly the photos that should
+be stored, and a second crawl changes no object and no draft.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dagster import AssetKey, DagsterInstance
+from sqlalchemy import create_engine, text
+
+from fashion_assets.domain.media import inspect_image
+from fashion_assets.domain.titles import parse_season_slug
+from fashion_assets.replica import (
+    HOSTILE_BRAND,
+    ReplicaBrand,
+    ReplicaPhoto,
+    ReplicaServer,
+    ReplicaShow,
+    build_site,
+    photo_body,
+    start_replica,
+)
+from fashion_assets.replica.hostile import HOSTILE_CASES, HostileCase, hostile_cases_markdown
+from fashion_assets.replica.pages import JUNK_ITEMS, image_url
+from fashion_assets.replica.site import JUNK_ENTRIES
+from fashion_assets.runs import crawl_brands
+from tests.conftest import PG_ENV, fresh_postgres_database, pipeline_env
+
+# A hang anywhere (a body that never ends, a redirect that never stops) fails the test here.
+pytestmark = pytest.mark.timeout(120)
+
+PUBLIC = "https://www.vogue.com"
+REPO = Path(__file__).resolve().parents[2]
+# Every table of the catalog but the log, which a second crawl appends to.
+DATA_TABLES = ("brands", "runway_shows", "runway_show_manifests", "runway_manifest_images",
+               "brand_runway_drafts", "brand_runway_draft_images", "runway_missing_images",
+               "brand_runways", "brand_runway_images")
+# What no text recorded from a page may hold: control characters and lone surrogates.
+UNSTORABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+NO_MANIFEST = "no manifest for this show"
+
+
+# -- the crawl, once per database --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Crawl:
+    """What two crawls of the hostile brand left behind, read once for every case."""
+
+    replica: ReplicaServer
+    home: Path
+    first: dict[str, Any]
+    second: dict[str, Any]
+    skip_notes: list[str]
+    skipped_entries: int
+    log: list[tuple[str, str, str, str, str]]  # run id, source URL, stage, outcome, reason
+    shows: dict[str, str]  # source URL -> title
+    manifests: dict[str, tuple[str, int]]  # source URL -> page title, expected images
+    captions: dict[str, list[str | None]]  # source URL -> captions in position order
+    drafts: dict[str, tuple[str, str, int, str, int]]  # URL -> title, season, year, type, expected
+    images: dict[tuple[str, int], tuple[str, str, str]]  # (URL, position) -> key, type, URL
+    missing: dict[tuple[str, int], str]  # (URL, position) -> reason
+    tables: dict[str, list[tuple[Any, ...]]]  # after the first crawl
+    tables_again: dict[str, list[tuple[Any, ...]]]  # after the second crawl
+    objects: dict[str, tuple[int, int, int]]  # key -> inode, size, mtime, after the first crawl
+    objects_again: dict[str, tuple[int, int, int]]
+    requested: frozenset[str]  # every path the replica was asked for
+
+    @property
+    def brand(self) -> ReplicaBrand:
+        brand = self.replica.site.brand(HOSTILE_BRAND)
+        assert brand is not None
+        return brand
+
+    @property
+    def objects_dir(self) -> Path:
+        return self.home / "objects"
+
+    def log_of(self, url: str, stage: str, run: str = "") -> list[tuple[str, str]]:
+        """(outcome, reason) of the log rows of one show and stage, of one run or both."""
+        return [(outcome, reason) for run_id, source_url, row_stage, outcome, reason in self.log
+                if source_url == url and row_stage == stage and run in ("", run_id)]
+
+
+@pytest.fixture(scope="module")
+def hostile_replica() -> Iterator[ReplicaServer]:
+    """A replica of its own, so its request counters hold this module's crawls only."""
+    with start_replica(build_site(brands=0, photos_per_show=3)) as server:
+        yield server
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def crawl(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+          hostile_replica: ReplicaServer) -> Iterator[Crawl]:
+    """The brand crawled twice on one database; module-scoped, so every case reads one crawl."""
+    home = tmp_path_factory.mktemp(f"hostile-{request.param}")
+    if request.param == "sqlite":
+        yield crawl_twice(home, f"sqlite:///{home / 'catalog.db'}", hostile_replica)
+        return
+    if not os.environ.get(PG_ENV):
+        pytest.skip(f"PostgreSQL not configured: set {PG_ENV} to run the catalog on it too")
+    with fresh_postgres_database() as url:
+        yield crawl_twice(home, url, hostile_replica)
+
+
+def crawl_twice(home: Path, database_url: str, replica: ReplicaServer) -> Crawl:
+    env = pipeline_env(home, database_url, f"file://{home / 'objects'}", replica)
+    instance = DagsterInstance.ephemeral()
+    [first] = crawl_brands([HOSTILE_BRAND], instance, env)
+    tables, objects = snapshot(database_url), stored_objects(home / "objects")
+    [second] = crawl_brands([HOSTILE_BRAND], instance, env)
+    listing = instance.get_latest_materialization_event(AssetKey("runway_show_listings"))
+    assert listing is not None and listing.asset_materialization is not None
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            def rows(sql: str) -> list[tuple[Any, ...]]:
+                return [tuple(row) for row in conn.execute(text(sql))]
+
+            captions: dict[str, list[str | None]] = {}
+            for url, caption in rows("SELECT s.source_url, i.caption FROM runway_manifest_images i"
+                                     " JOIN runway_shows s ON s.id = i.show_id"
+                                     " ORDER BY s.source_url, i.position"):
+                captions.setdefault(url, []).append(caption)
+            return Crawl(
+                replica=replica,
+                home=home,
+                first=first,
+                second=second,
+                skip_notes=[entry.user_message for entry in instance.all_logs(first["run_id"])
+                            if "skipped listing entry" in entry.user_message],
+                skipped_entries=listing.asset_materialization.metadata["skipped_entries"].value,
+                log=rows("SELECT run_id, source_url, stage, outcome, reason FROM ingest_log"
+                         " ORDER BY id"),
+                shows=dict(rows("SELECT source_url, title FROM runway_shows")),
+                manifests={url: (title, expected) for url, title, expected in rows(
+                    "SELECT s.source_url, m.page_title, m.expected_images FROM"
+                    " runway_show_manifests m JOIN runway_shows s ON s.id = m.show_id")},
+                captions=captions,
+                drafts={url: rest for url, *rest in rows(
+                    "SELECT source_url, title, season, year, collection_type, expected_images"
+                    " FROM brand_runway_drafts")},
+                images={(url, position): rest for url, position, *rest in rows(
+                    "SELECT d.source_url, i.position, i.object_key, i.content_type,"
+                    " i.source_image_url FROM brand_runway_draft_images i"
+                    " JOIN brand_runway_drafts d ON d.id = i.draft_id")},
+                missing={(url, position): reason for url, position, reason in rows(
+                    "SELECT s.source_url, m.position, m.reason FROM runway_missing_images m"
+                    " JOIN runway_shows s ON s.id = m.show_id")},
+                tables=tables,
+                tables_again=snapshot(database_url),
+                objects=objects,
+                objects_again=stored_objects(home / "objects"),
+                requested=frozenset(replica.stats().by_path),
+            )
+    finally:
+        engine.dispose()
+
+
+def snapshot(database_url: str) -> dict[str, list[tuple[Any, ...]]]:
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            return {t: sorted(map(tuple, conn.execute(text(f"SELECT * FROM {t}"))), key=repr)
+                    for t in DATA_TABLES}
+    finally:
+        engine.dispose()
+
+
+def stored_objects(root: Path) -> dict[str, tuple[int, int, int]]:
+    """Every file of the store by name, with what a rewrite would change."""
+    return {path.name: (path.stat().st_ino, path.stat().st_size, path.stat().st_mtime_ns)
+            for path in root.rglob("*") if path.is_file()}
+
+
+# -- where each case sits in the replica ---------------------------------------------------------
+
+
+def sha1(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()
+
+
+def case_photo(brand: ReplicaBrand, name: str) -> tuple[ReplicaShow, int, ReplicaPhoto]:
+    """The show and Collection position of a photo case's photo."""
+    [found] = [(show, position, photo) for show in brand.shows
+               for position, photo in enumerate(show.photos, start=1) if photo.fault == name]
+    return found
+
+
+def case_show(brand: ReplicaBrand, name: str) -> ReplicaShow:
+    """The show of a show-page or designer-page case."""
+    [show] = [show for show in brand.shows if name in (show.page_fault, show.listing_fault)]
+    return show
+
+
+def refused_bodies(photo: ReplicaPhoto) -> list[bytes]:
+    """What a refused photo's response could carry, whole or cut: none of it may be stored."""
+    try:
+        body = photo_body(photo)
+    except ValueError:  # nothing to serve: a redirect, a 404 or a streamed body
+        return []
+    return [body, body[: len(body) // 2]] if body else []
+
+
+def expected_keys(brand: ReplicaBrand) -> set[str]:
+    """The photos that must be in the store: the looks of every drafted show, with the photo
+    cases that expect to be stored, and nothing else."""
+    drafted = {case.name for case in HOSTILE_CASES if case.expected_outcome.record == "drafted"}
+    stored = {case.name for case in HOSTILE_CASES if case.expected_outcome.record == "stored"}
+    keys = set()
+    for show in brand.shows:
+        if show.page_fault is None or show.page_fault in drafted:
+            keys |= {sha1(photo_body(p)) for p in show.photos if p.fault in (None, *stored)}
+    return keys
+
+
+# -- one check per kind of recorded outcome ------------------------------------------------------
+
+
+def check_missing(crawl: Crawl, case: HostileCase) -> None:
+    show, position, photo = case_photo(crawl.brand, case.name)
+    url = PUBLIC + show.path
+    assert url in crawl.drafts, "the show of a refused photo is drafted with the rest"
+    assert crawl.missing.get((url, position)) == case.expected_outcome.reason
+    assert (url, position) not in crawl.images
+    assert not {sha1(body) for body in refused_bodies(photo)} & set(crawl.objects)
+
+
+def check_stored(crawl: Crawl, case: HostileCase) -> None:
+    show, position, photo = case_photo(crawl.brand, case.name)
+    url = PUBLIC + show.path
+    key, content_type, _ = crawl.images[(url, position)]
+    assert (key, content_type) == (sha1(photo_body(photo)), case.expected_outcome.reason)
+    assert key in crawl.objects
+    assert (url, position) not in crawl.missing
+
+
+def check_not_fetched(crawl: Crawl, case: HostileCase) -> None:
+    show, position, photo = case_photo(crawl.brand, case.name)
+    url = PUBLIC + show.path
+    assert (url, position) not in crawl.images and (url, position) not in crawl.missing
+    [(outcome, note)] = crawl.log_of(url, "manifest")
+    assert outcome == "fetched"
+    assert f"Collection item {position}: {case.expected_outcome.reason}" in note.split("; ")
+    assert not any(photo.photo_id in path for path in crawl.requested)
+
+
+def check_manifest_failed(crawl: Crawl, case: HostileCase) -> None:
+    url = PUBLIC + case_show(crawl.brand, case.name).path
+    reason = case.expected_outcome.reason
+    manifests = crawl.log_of(url, "manifest")
+    assert len(manifests) == 2, "each crawl tries the page again, and records it again"
+    assert all(outcome == "failed" and note.startswith(f"{reason}: ")
+               for outcome, note in manifests), manifests
+    assert crawl.log_of(url, "ingest") == [("failed", NO_MANIFEST)] * 2
+    assert url not in crawl.manifests and url not in crawl.drafts
+
+
+def check_drafted(crawl: Crawl, case: HostileCase) -> None:
+    show = case_show(crawl.brand, case.name)
+    url = PUBLIC + show.path
+    assert url in crawl.drafts
+    drafted = sorted((position, key) for (image_url, position), (key, _, _) in crawl.images.items()
+                     if image_url == url)
+    first = 1 + (len(JUNK_ITEMS) if case.name == "junk_items" else 0)
+    assert drafted == [(position, sha1(photo_body(photo)))
+                       for position, photo in enumerate(show.photos, start=first)]
+    assert not any(missing_url == url for missing_url, _ in crawl.missing)
+    assert crawl.log_of(url, "ingest", crawl.first["run_id"]) == [("created", "")]
+    assert crawl.log_of(url, "ingest", crawl.second["run_id"]) == [
+        ("skipped_already_ingested", "a draft with this source key exists")]
+
+
+def check_entry_skipped(crawl: Crawl, case: HostileCase) -> None:
+    assert [note for note in crawl.skip_notes if case.expected_outcome.reason in note], (
+        crawl.skip_notes)
+
+
+CHECKS: dict[str, Callable[[Crawl, HostileCase], None]] = {
+    "missing": check_missing,
+    "stored": check_stored,
+    "not fetched": check_not_fetched,
+    "manifest failed": check_manifest_failed,
+    "drafted": check_drafted,
+    "entry skipped": check_entry_skipped,
+}
+
+
+# -- what a drafted case's note states -----------------------------------------------------------
+
+
+def draft_of(crawl: Crawl, name: str) -> tuple[ReplicaShow, str, tuple[str, str, int, str, int]]:
+    show = case_show(crawl.brand, name)
+    url = PUBLIC + show.path
+    return show, url, crawl.drafts[url]
+
+
+def note_long_title(crawl: Crawl) -> None:
+    show, url, (title, *_) = draft_of(crawl, "long_title")
+    assert title == " ".join(show.title.split())[:500] and len(title) == 500
+    assert len(crawl.manifests[url][0]) == 500
+
+
+def note_video_only(crawl: Crawl) -> None:
+    show, url, draft = draft_of(crawl, "video_only")
+    assert not show.photos and draft[-1] == 0 and crawl.manifests[url][1] == 0
+
+
+def note_cp1252_page(crawl: Crawl) -> None:
+    show, url, (title, *_) = draft_of(crawl, "cp1252_page")
+    page_title = crawl.manifests[url][0]
+    assert "\ufffd" in page_title
+    assert page_title == show.title.encode("cp1252").decode("utf-8", "replace")
+    assert title == show.title  # the listing was UTF-8: the draft keeps the real title
+
+
+def note_control_text(crawl: Crawl) -> None:
+    show, url, _ = draft_of(crawl, "control_text")
+    page_title = crawl.manifests[url][0]
+    assert page_title.startswith(show.title) and not UNSTORABLE.search(page_title)
+    assert crawl.captions[url] == [f"Look {n}" for n in range(1, len(show.photos) + 1)]
+
+
+def note_absurd_sizes(crawl: Crawl) -> None:
+    show, url, _ = draft_of(crawl, "absurd_sizes")
+    cdn = crawl.replica.cdn_url
+    assert [crawl.images[(url, n)][2] for n in range(1, len(show.photos) + 1)] == [
+        image_url(cdn, photo, photo.widths[-1]) for photo in show.photos]
+
+
+def note_negative_counts(crawl: Crawl) -> None:
+    show, url, draft = draft_of(crawl, "negative_counts")
+    assert draft[-1] == crawl.manifests[url][1] == len(show.photos)
+
+
+def note_junk_items(crawl: Crawl) -> None:
+    show, url, draft = draft_of(crawl, "junk_items")
+    assert draft[-1] == len(show.photos) + len(JUNK_ITEMS)
+    [(_, note)] = crawl.log_of(url, "manifest")
+    assert note.split("; ") == [f"Collection item {n}: no usable image url"
+                                for n in range(1, len(JUNK_ITEMS) + 1)]
+
+
+def note_duplicate_collection(crawl: Crawl) -> None:
+    _, url, _ = draft_of(crawl, "duplicate_collection")
+    assert crawl.log_of(url, "manifest") == [("fetched", "ignored extra Collection gallery 2")]
+
+
+def note_entry_missing_hed(crawl: Crawl) -> None:
+    show, _, (title, season, year, collection_type, _) = draft_of(crawl, "entry_missing_hed")
+    code = parse_season_slug(show.season_slug)
+    assert (title, season, year, collection_type) == ("", code.season, code.year,
+                                                      code.collection_type)
+
+
+def note_entry_duplicate(crawl: Crawl) -> None:
+    show, url, (title, *_) = draft_of(crawl, "entry_duplicate")
+    assert title == crawl.shows[url] == show.title
+    assert [u for u in crawl.shows if show.path in u] == [url]
+
+
+def note_entry_offsite_url(crawl: Crawl) -> None:
+    show, url, _ = draft_of(crawl, "entry_offsite_url")
+    assert show.path in crawl.requested and url in crawl.shows
+    assert not [u for u in crawl.shows if "evil.example" in u]
+
+
+def note_entry_hed_control_chars(crawl: Crawl) -> None:
+    show, url, (title, *_) = draft_of(crawl, "entry_hed_control_chars")
+    assert title.startswith(show.title) and not UNSTORABLE.search(title)
+    assert crawl.shows[url] == title
+
+
+NOTE_CHECKS: dict[str, Callable[[Crawl], None]] = {
+    "long_title": note_long_title,
+    "video_only": note_video_only,
+    "cp1252_page": note_cp1252_page,
+    "control_text": note_control_text,
+    "absurd_sizes": note_absurd_sizes,
+    "negative_counts": note_negative_counts,
+    "junk_items": note_junk_items,
+    "duplicate_collection": note_duplicate_collection,
+    "entry_missing_hed": note_entry_missing_hed,
+    "entry_duplicate": note_entry_duplicate,
+    "entry_offsite_url": note_entry_offsite_url,
+    "entry_hed_control_chars": note_entry_hed_control_chars,
+}
+
+
+# -- the cases -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", HOSTILE_CASES, ids=[case.name for case in HOSTILE_CASES])
+def test_the_recorded_outcome_is_the_expected_one(crawl: Crawl, case: HostileCase) -> None:
+    CHECKS[case.expected_outcome.record](crawl, case)
+    if case.name in NOTE_CHECKS:
+        NOTE_CHECKS[case.name](crawl)
+
+
+# -- the whole brand -----------------------------------------------------------------------------
+
+
+def test_both_crawls_succeed(crawl: Crawl) -> None:
+    assert crawl.first["success"], crawl.first
+    assert crawl.second["success"], crawl.second
+
+
+def test_the_listing_records_every_show_once_and_skips_the_junk(crawl: Crawl) -> None:
+    assert set(crawl.shows) == {PUBLIC + show.path for show in crawl.brand.shows}
+    assert len(crawl.skip_notes) == crawl.skipped_entries == len(JUNK_ENTRIES)
+
+
+def test_nothing_is_written_outside_the_store(crawl: Crawl) -> None:
+    allowed = (crawl.objects_dir, crawl.home / "dagster")
+    stray = [path for path in crawl.home.rglob("*") if path.is_file()
+             and not path.name.startswith("catalog.db")
+             and not any(path.is_relative_to(folder) for folder in allowed)]
+    assert not stray
+
+
+def test_every_object_is_a_photo_stored_under_the_sha1_of_its_bytes(crawl: Crawl) -> None:
+    assert crawl.objects
+    for path in crawl.objects_dir.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            key = sha1(data)
+            assert path.relative_to(crawl.objects_dir).as_posix() == f"{key[:2]}/{key}"
+            assert inspect_image(data).ok, path
+
+
+def test_the_store_holds_exactly_the_photos_to_store(crawl: Crawl) -> None:
+    assert set(crawl.objects) == expected_keys(crawl.brand)
+    assert set(crawl.objects) == {key for key, _, _ in crawl.images.values()}
+
+
+def test_a_second_crawl_changes_no_object_and_no_draft(crawl: Crawl) -> None:
+    assert crawl.objects_again == crawl.objects
+    assert crawl.tables_again == crawl.tables
+    assert crawl.second["shows"]["created"] == 0
+    assert crawl.second["images_stored"] == 0
+
+
+# -- the table and its docs ----------------------------------------------------------------------
+
+# Each item of the issue's list of hostile input, and the cases that stand for it.
+ISSUE_ITEMS = {
+    "malformed page state": ("state_not_object", "deep_nesting", "raw_control_chars",
+                             "galleries_not_list", "transformed_not_object", "json_page"),
+    "truncated page state": ("truncated_state",),
+    "missing keys": ("no_state", "no_galleries", "entry_missing_hed"),
+    "negative counts": ("negative_counts", "absurd_sizes"),
+    "titles of 100 KB": ("long_title",),
+    "control characters": ("control_text", "entry_hed_control_chars", "path_raw_control"),
+    "HTML or zero bytes as an image": ("html", "utf16_html", "svg_body", "empty"),
+    "a decompression bomb": ("bomb", "jpeg_bomb", "gif_bomb", "webp_bomb"),
+    "a 200 MB body": ("huge", "huge_chunked", "huge_page"),
+    "redirect to a host that is not allowed": ("redirect_not_allowed", "page_redirect_offsite"),
+    "redirect to private or metadata addresses": ("redirect_offsite", "redirect_private",
+                                                  "redirect_metadata_ipv6",
+                                                  "redirect_decimal_loopback"),
+    "path tricks in file names": ("path_dotdot", "path_encoded_dotdot", "path_backslash",
+                                  "path_absolute", "path_nul", "path_long_name"),
+    "non-UTF-8 pages": ("cp1252_page",),
+}
+
+
+def test_the_table_covers_every_item_of_the_issue_with_30_named_cases() -> None:
+    names = [case.name for case in HOSTILE_CASES]
+    assert len(names) >= 30 and len(set(names)) == len(names)
+    assert {case.level for case in HOSTILE_CASES} == {"photo", "show page", "designer page"}
+    for item, cases in ISSUE_ITEMS.items():
+        assert set(cases) <= set(names), item
+
+
+def test_every_case_is_wired_into_the_replica_exactly_once() -> None:
+    brand = build_site(brands=0).brand(HOSTILE_BRAND)
+    assert brand is not None
+    for case in HOSTILE_CASES:
+        if case.level == "photo":
+            case_photo(brand, case.name)
+        elif case.expected_outcome.record == "entry skipped":
+            assert brand.junk_entries.count(case.name) == 1, case.name
+        else:
+            case_show(brand, case.name)
+
+
+def test_every_note_of_the_table_is_checked() -> None:
+    noted = {case.name for case in HOSTILE_CASES if case.expected_outcome.note}
+    assert noted == set(NOTE_CHECKS)
+
+
+def test_the_docs_hold_the_generated_table() -> None:
+    docs = (REPO / "docs" / "reliability.md").read_text(encoding="utf-8")
+    section = docs.partition("\n## Hostile input\n")[2].partition("\n## ")[0]
+    assert hostile_cases_markdown() in section
