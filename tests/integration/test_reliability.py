@@ -1,0 +1,116 @@
+"""Reliability, the fast cases: a crawl under transient faults, four runs of one brand at once,
+and a crawl killed with SIGKILL at three random moments and restarted each time.
+
+The heavy versions, whose figures are in docs/reliability.md, are ``bench/reliability.py``;
+both go through the same functions, so what the bench measures is what is tested here. Crawl
+processes are synchronised with the replica's image gate, never by sleeping.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from dagster import DagsterInstance
+
+from bench.reliability import (
+    FAULT_CLIENT_ENV,
+    FAULTS,
+    IMAGE_CONCURRENCY,
+    CrawlProcess,
+    concurrent_crawls,
+    expected_drafts,
+    kill_and_restart,
+    read_drafts,
+)
+from fashion_assets.replica import ReplicaServer, build_site, start_replica
+from fashion_assets.runs import crawl_brands
+from tests.conftest import PG_ENV, fresh_postgres_database, normal_brands, pipeline_env
+
+pytestmark = pytest.mark.slow  # every case starts crawl processes
+
+DEADLINE_S = 180.0
+
+
+@pytest.fixture
+def catalog_url(tmp_path: Path) -> Iterator[str]:
+    """One catalog, PostgreSQL when configured, else SQLite, for the two slow cases that do
+    not depend on its engine; the concurrent runs, which do, run on both."""
+    if not os.environ.get(PG_ENV):
+        yield f"sqlite:///{tmp_path / 'catalog.db'}"
+        return
+    with fresh_postgres_database() as url:
+        yield url
+
+
+def test_a_crawl_under_transient_faults_drafts_exactly_what_a_fault_free_crawl_drafts(
+        tmp_path: Path, catalog_url: str) -> None:
+    # A replica of its own: the faults and the Retry-After bookkeeping stay out of the shared one.
+    site = build_site(brands=2, shows_per_brand=2, photos_per_show=10, hostile=False, seed=7)
+    brands = [brand.slug for brand in site.brands]
+    fault_free_url = f"sqlite:///{tmp_path / 'fault-free.db'}"
+    with start_replica(site) as server:
+        fault_free = crawl_brands(brands, DagsterInstance.ephemeral(), pipeline_env(
+            tmp_path / "fault-free", fault_free_url, f"file://{tmp_path / 'fault-free'}", server))
+        server.set_faults(FAULTS)
+        server.reset_stats()
+        # Two worker processes, as the CLI runs on this machine: each has its own client.
+        env = pipeline_env(tmp_path / "faults", catalog_url, f"file://{tmp_path / 'objects'}",
+                           server, DAGSTER_HOME=str(tmp_path / "dagster"), **FAULT_CLIENT_ENV)
+        run = CrawlProcess(env, brands, 2, tmp_path / "logs").finish(DEADLINE_S)
+        stats = server.stats()
+
+    assert all(summary["success"] for summary in fault_free), fault_free
+    assert run.ok, run.log_tail
+    drafts = read_drafts(catalog_url)
+    assert drafts.drafts == read_drafts(fault_free_url).drafts == expected_drafts(site)
+    assert drafts.duplicates == 0
+    assert stats.retry_after_violations == 0
+    # The faults did happen: the plan's seed draws each kind in the first 50 requests.
+    assert stats.by_status.get(429) and stats.dropped and stats.truncated
+    assert any(stats.by_status.get(status) for status in (500, 502, 503))
+
+
+def test_four_runs_of_one_brand_at_once_make_no_duplicate_and_none_fails(
+        tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+    brand = normal_brands(replica)[0]
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica,
+                       DAGSTER_HOME=str(tmp_path / "dagster"))
+
+    # Each run is frozen at its first image request until all four hold one.
+    runs = concurrent_crawls(replica, env, [[brand.slug]] * 4, tmp_path / "logs", DEADLINE_S)
+
+    for run in runs:
+        assert run.ok, run.log_tail
+        assert run.shows("failed") == 0
+    drafts = read_drafts(database_url)
+    assert drafts.drafts == expected_drafts(replica.site, [brand.slug])
+    assert drafts.duplicates == 0
+    assert sum(run.shows("created") for run in runs) == len(brand.shows)
+
+
+def test_a_crawl_killed_at_random_moments_and_restarted_ends_with_the_full_result(
+        tmp_path: Path, catalog_url: str, replica: ReplicaServer) -> None:
+    brands = [brand.slug for brand in normal_brands(replica)]
+    expected = expected_drafts(replica.site, brands)
+    env = pipeline_env(tmp_path, catalog_url, f"file://{tmp_path / 'objects'}", replica,
+                       DAGSTER_HOME=str(tmp_path / "dagster"))
+
+    result = kill_and_restart(
+        replica, env, brands, kills=3, workers=2, seed=3,
+        total_photos=sum(len(keys) for keys in expected.values()),
+        database_url=catalog_url, store_root=tmp_path / "objects",
+        logs=tmp_path / "logs", deadline_s=DEADLINE_S)
+
+    assert [kill.in_flight > 0 for kill in result.kills] == [True] * 3
+    assert all(kill.in_flight <= IMAGE_CONCURRENCY * 2 for kill in result.kills)
+    assert result.final.ok, result.final.log_tail
+    assert result.drafts.drafts == expected
+    assert result.drafts.duplicates == 0
+    # What was committed before the last kill was not downloaded again.
+    assert result.final.shows("skipped_already_ingested") == result.kills[-1].drafts
+    assert result.final.shows("created") == len(expected) - result.kills[-1].drafts
+    assert result.missing == 0
+    assert result.unreferenced <= result.in_flight
