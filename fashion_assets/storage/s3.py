@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -154,14 +155,10 @@ class S3Store:
 
         The check matters because a HEAD on a missing bucket is a bare 404, the same answer as a
         missing key: without it ``exists`` and ``missing`` would quietly report "not stored".
-        Its own session keeps construction off boto3's shared default session, which is not
-        thread-safe.
         """
         with self._lock:
             if self._client is None:
-                self._client = boto3.session.Session().client(
-                    "s3", endpoint_url=self._endpoint_url, config=_RETRIES
-                )
+                self._client = _client(self._endpoint_url)
             if check_bucket and not self._bucket_checked:
                 self._require_bucket(self._client)
                 self._bucket_checked = True
@@ -186,6 +183,29 @@ class S3Store:
         raise StoreError(
             f"S3 {error.operation_name} on {self.url} failed: {_code(error) or _status(error)}"
         ) from error
+
+
+_CLIENTS: dict[tuple[str | None, ...], BaseClient] = {}
+_CLIENTS_LOCK = threading.Lock()
+# The environment a client is built from: a change of any of these gets a new client.
+_CLIENT_ENV = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_PROFILE", "AWS_ACCESS_KEY_ID",
+               "AWS_DEFAULT_REGION")
+
+
+def _client(endpoint_url: str | None) -> BaseClient:
+    """One S3 client per endpoint, environment and process, shared by every store.
+
+    A crawl opens a store per run; a client per store reloaded botocore's S3 model each time
+    (tens of MB and tens of ms). Clients are thread-safe; building one on its own session
+    keeps construction off boto3's shared default session, which is not.
+    """
+    key = (endpoint_url, *(os.environ.get(name) for name in _CLIENT_ENV))
+    with _CLIENTS_LOCK:
+        if key not in _CLIENTS:
+            _CLIENTS[key] = boto3.session.Session().client(
+                "s3", endpoint_url=endpoint_url, config=_RETRIES
+            )
+        return _CLIENTS[key]
 
 
 def _code(error: ClientError) -> str:
