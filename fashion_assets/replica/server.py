@@ -389,6 +389,11 @@ class _Handlers:
             return _drop(request)
         if hang < plan.timeout:
             await self._hang(plan.hang_s)
+            if request.transport is None or request.transport.is_closing():
+                # The client gave up waiting: it reads no answer, so none is given (a 429
+                # would open a Retry-After window nobody was told about).
+                counters.dropped += 1
+                return _drop(request)
         if throttle < plan.rate_429:
             retry_after = max(1, math.ceil(plan.retry_after_s))
             window_end = max(self.windows.get(origin, (0.0, 0.0))[1], loop.time() + retry_after)

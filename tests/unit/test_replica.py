@@ -16,6 +16,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -365,11 +366,16 @@ def test_drop_truncate_and_hang(server: ReplicaServer, client: httpx.Client) -> 
     server.set_faults(FaultPlan(truncate=1.0))
     with pytest.raises(httpx.RemoteProtocolError):
         client.get(url)
-    server.set_faults(FaultPlan(timeout=1.0, hang_s=5.0))
+    server.set_faults(FaultPlan(timeout=1.0, hang_s=0.5, rate_429=1.0))
     with pytest.raises(httpx.ReadTimeout):
-        client.get(url, timeout=0.2)
+        client.get(url, timeout=0.1)
+    # The client hung up during the hang: it gets no answer, so no Retry-After window either.
+    deadline = time.monotonic() + 10
+    while server.stats().dropped < 2:
+        assert time.monotonic() < deadline, "the hung request never finished"
+        time.sleep(0.02)  # polling a real condition, not a synchronisation
     stats = server.stats()
-    assert (stats.dropped, stats.truncated) == (1, 1)
+    assert (stats.dropped, stats.truncated, stats.by_status.get(429, 0)) == (2, 1, 0)
 
 
 def test_faults_are_reproducible_from_the_seed(server: ReplicaServer, client: httpx.Client) -> None:
