@@ -18,15 +18,13 @@ import sys
 import threading
 import time
 import urllib.request
-import uuid
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
+from tests.catalog_db import fresh_postgres_database
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -85,29 +83,9 @@ def replica(brands: int, shows: int, photos: int, *, seed: int = 0) -> Iterator[
         process.wait(timeout=30)
 
 
-@contextmanager
-def fresh_database() -> Iterator[str]:
+def fresh_database() -> AbstractContextManager[str]:
     """A new PostgreSQL database for one measured crawl, dropped afterwards."""
-    admin_url = make_url(PG_ADMIN_URL)
-    name = f"fa_bench_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield admin_url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-
-def query(database_url: str, sql: str) -> list[tuple[Any, ...]]:
-    engine = create_engine(database_url)
-    try:
-        with engine.connect() as conn:
-            return [tuple(row) for row in conn.execute(text(sql))]
-    finally:
-        engine.dispose()
+    return fresh_postgres_database(PG_ADMIN_URL, prefix="fa_bench")
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ from typing import Any, Protocol
 if __package__ in (None, ""):  # run as a script (python bench/reliability.py): find ``bench``
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import ROOT, Replica, fresh_database, machine, query, replica
+from bench.common import ROOT, Replica, fresh_database, machine, replica
 from fashion_assets.replica import (
     FaultPlan,
     ReplicaSite,
@@ -61,6 +61,7 @@ from fashion_assets.sources.vogue import PUBLIC_BASE_URL
 from fashion_assets.storage import object_key
 from fashion_assets.storage.base import is_object_path
 from fashion_assets.storage.file import TEMP_PREFIX
+from tests.catalog_db import query
 
 DOC = ROOT / "docs" / "reliability.md"
 SECTIONS = ("Faults", "Kills", "Concurrency")

@@ -32,10 +32,10 @@ from bench.common import (
     fresh_database,
     machine,
     measure,
-    query,
     replica,
 )
 from fashion_assets.storage import S3Store, open_store
+from tests.catalog_db import query
 from tests.s3server import start_moto_server
 
 CONCURRENCY = 16

@@ -11,12 +11,9 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from fashion_assets.replica import (
     HOSTILE_BRAND,
@@ -27,6 +24,7 @@ from fashion_assets.replica import (
     start_replica,
 )
 from fashion_assets.storage import S3Store
+from tests.catalog_db import fresh_postgres_database
 from tests.s3server import S3Server, start_moto_server
 
 PG_ENV = "FASHION_TEST_DATABASE_URL"
@@ -67,22 +65,6 @@ def replica() -> Iterator[ReplicaServer]:
     server.stop()
 
 
-@contextmanager
-def fresh_postgres_database() -> Iterator[str]:
-    """A new, empty PostgreSQL database on the test server, dropped afterwards."""
-    admin_url = make_url(os.environ[PG_ENV])
-    name = f"fa_test_{uuid.uuid4().hex[:16]}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield admin_url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """Every catalog test runs on SQLite and, where configured, on PostgreSQL."""
@@ -91,7 +73,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         return
     if not os.environ.get(PG_ENV):
         pytest.skip(f"PostgreSQL not configured: set {PG_ENV} to run the catalog on it too")
-    with fresh_postgres_database() as url:
+    with fresh_postgres_database(os.environ[PG_ENV]) as url:
         yield url
 
 

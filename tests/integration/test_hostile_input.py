@@ -40,7 +40,8 @@ from fashion_assets.replica.hostile import HOSTILE_CASES, HostileCase, hostile_c
 from fashion_assets.replica.pages import JUNK_ITEMS, image_url
 from fashion_assets.replica.site import JUNK_ENTRIES
 from fashion_assets.runs import crawl_brands
-from tests.conftest import PG_ENV, fresh_postgres_database, pipeline_env
+from tests.catalog_db import fresh_postgres_database, snapshot
+from tests.conftest import PG_ENV, pipeline_env
 
 # A hang anywhere (a body that never ends, a redirect that never stops) fails the test here.
 pytestmark = pytest.mark.timeout(120)
@@ -48,9 +49,6 @@ pytestmark = pytest.mark.timeout(120)
 PUBLIC = "https://www.vogue.com"
 REPO = Path(__file__).resolve().parents[2]
 # Every table of the catalog but the log, which a second crawl appends to.
-DATA_TABLES = ("brands", "runway_shows", "runway_show_manifests", "runway_manifest_images",
-               "brand_runway_drafts", "brand_runway_draft_images", "runway_missing_images",
-               "brand_runways", "brand_runway_images")
 # What no text recorded from a page may hold: control characters and lone surrogates.
 UNSTORABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 NO_MANIFEST = "no manifest for this show"
@@ -115,7 +113,7 @@ def crawl(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
         return
     if not os.environ.get(PG_ENV):
         pytest.skip(f"PostgreSQL not configured: set {PG_ENV} to run the catalog on it too")
-    with fresh_postgres_database() as url:
+    with fresh_postgres_database(os.environ[PG_ENV]) as url:
         yield crawl_twice(home, url, hostile_replica)
 
 
@@ -169,16 +167,6 @@ def crawl_twice(home: Path, database_url: str, replica: ReplicaServer) -> Crawl:
                 objects_again=stored_objects(home / "objects"),
                 requested=frozenset(replica.stats().by_path),
             )
-    finally:
-        engine.dispose()
-
-
-def snapshot(database_url: str) -> dict[str, list[tuple[Any, ...]]]:
-    engine = create_engine(database_url)
-    try:
-        with engine.connect() as conn:
-            return {t: sorted(map(tuple, conn.execute(text(f"SELECT * FROM {t}"))), key=repr)
-                    for t in DATA_TABLES}
     finally:
         engine.dispose()
 

@@ -27,7 +27,8 @@ from bench.reliability import (
 )
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.runs import crawl_brands
-from tests.conftest import PG_ENV, fresh_postgres_database, normal_brands, pipeline_env
+from tests.catalog_db import fresh_postgres_database
+from tests.conftest import PG_ENV, normal_brands, pipeline_env
 
 pytestmark = pytest.mark.slow  # every case starts crawl processes
 
@@ -41,7 +42,7 @@ def catalog_url(tmp_path: Path) -> Iterator[str]:
     if not os.environ.get(PG_ENV):
         yield f"sqlite:///{tmp_path / 'catalog.db'}"
         return
-    with fresh_postgres_database() as url:
+    with fresh_postgres_database(os.environ[PG_ENV]) as url:
         yield url
 
 

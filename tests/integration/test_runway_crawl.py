@@ -8,41 +8,16 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
 
 from dagster import DagsterInstance
-from sqlalchemy import create_engine, text
 
 from fashion_assets.replica import HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND, ReplicaServer, photo_bytes
 from fashion_assets.replica.hostile import HOSTILE_CASES
 from fashion_assets.runs import crawl_brands
 from fashion_assets.settings import home_dir
 from fashion_assets.storage import open_store
+from tests.catalog_db import query, snapshot
 from tests.conftest import normal_brands, pipeline_env
-
-# Every table of the catalog but the log, which a re-crawl appends its skips to.
-DATA_TABLES = ("brands", "runway_shows", "runway_show_manifests", "runway_manifest_images",
-               "brand_runway_drafts", "brand_runway_draft_images", "runway_missing_images",
-               "brand_runways", "brand_runway_images")
-
-
-def snapshot(database_url: str) -> dict[str, list[tuple[Any, ...]]]:
-    engine = create_engine(database_url)
-    try:
-        with engine.connect() as conn:
-            return {t: sorted(map(tuple, conn.execute(text(f"SELECT * FROM {t}"))), key=repr)
-                    for t in DATA_TABLES}
-    finally:
-        engine.dispose()
-
-
-def query(database_url: str, sql: str, **params: Any) -> list[tuple[Any, ...]]:
-    engine = create_engine(database_url)
-    try:
-        with engine.connect() as conn:
-            return [tuple(row) for row in conn.execute(text(sql), params)]
-    finally:
-        engine.dispose()
 
 
 def test_crawl_drafts_every_show_once_and_a_recrawl_fetches_no_photo(
