@@ -1,0 +1,72 @@
+"""Name resolution: normalization, aliases, and pending names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fashion_assets.domain.names import Resolution, normalize_name, resolve_name
+
+DESIGNERS = Path(__file__).parents[1] / "data" / "vogue_designers.txt"
+
+BRANDS = {
+    "celine": ["Celine", "Céline"],
+    "saint-laurent": ["Saint Laurent", "Yves Saint Laurent"],
+    "dolce-gabbana": ["Dolce & Gabbana"],
+    "agnes-b-": ["agnès b."],
+}
+
+
+@pytest.mark.parametrize(("left", "right"), [
+    ("Céline", "CELINE"),
+    ("Dolce & Gabbana", "dolce and gabbana"),
+    ("Agnès b.", "agnes b"),
+    ("  Comme   des Garçons ", "COMME DES GARCONS"),
+    ("Viktor&Rolf", "Viktor & Rolf"),
+    ("3.1 Phillip Lim", "3.1 phillip lim"),
+    ("A DÉTACHER", "a detacher"),
+])
+def test_spellings_that_normalize_alike(left: str, right: str) -> None:
+    assert normalize_name(left) == normalize_name(right)
+
+
+@pytest.mark.parametrize(("left", "right"), [
+    ("Saint Laurent", "Yves Saint Laurent"),
+    ("Kenzo", "Kenzo Takada"),
+    ("3.1 Phillip Lim", "31 Phillip Lim"),
+])
+def test_different_names_stay_different(left: str, right: str) -> None:
+    assert normalize_name(left) != normalize_name(right)
+
+
+def test_an_exact_spelling_resolves_without_a_new_alias() -> None:
+    assert resolve_name("Yves Saint Laurent", BRANDS) == Resolution("saint-laurent")
+    assert resolve_name("Céline", BRANDS) == Resolution("celine")
+
+
+def test_a_new_spelling_resolves_through_normalization_and_is_returned_as_alias() -> None:
+    assert resolve_name("CÉLINE ", BRANDS) == Resolution("celine", new_alias="CÉLINE")
+    assert resolve_name("Agnes B", BRANDS) == Resolution("agnes-b-", new_alias="Agnes B")
+
+
+def test_an_unknown_name_is_pending_not_invented() -> None:
+    assert resolve_name("Maison Inconnue", BRANDS).pending
+    assert resolve_name("...", BRANDS).pending
+
+
+def test_a_name_shared_by_two_entities_is_refused() -> None:
+    clash = {**BRANDS, "celine-2": ["CELINE"]}
+
+    with pytest.raises(ValueError, match="several entities"):
+        resolve_name("celine", clash)
+
+
+def test_every_real_designer_name_normalizes_to_something() -> None:
+    names = [line.strip() for line in DESIGNERS.read_text("utf-8").splitlines() if line.strip()]
+
+    empty = [name for name in names if not normalize_name(name)]
+
+    assert len(names) > 1800 and not empty
+    assert len({normalize_name(n) for n in names}) > 0.98 * len(set(names))
+
