@@ -250,7 +250,7 @@ class CrawlProcess:
                                  f"{self.log_tail()}") from None
         wall = time.monotonic() - self.started
         output = self._stdout.read_text()
-        summaries = tuple(json.loads(output)["brands"]) if output.strip() else ()
+        summaries = tuple(json.loads(output)["crawls"]) if output.strip() else ()
         return CrawlRun(self.process.returncode, summaries, wall, self.log_tail())
 
 

@@ -79,7 +79,7 @@ def fashion_assets_crawl(server: Replica, database_url: str, home: Path, store_u
     measured = measure(command, env)
     if measured.returncode != 0:
         raise RuntimeError(f"fashion-assets crawl failed:\n{measured.stderr_tail}")
-    summary = json.loads(measured.stdout)["brands"]
+    summary = json.loads(measured.stdout)["crawls"]
     stats = server.stats()
     [(distinct,)] = query(database_url, "SELECT COALESCE(sum(byte_size), 0) FROM (SELECT"
                           " DISTINCT object_key, byte_size FROM brand_runway_draft_images) d")

@@ -4,24 +4,38 @@ from collections.abc import Mapping
 
 from dagster import AssetSelection, Definitions, define_asset_job
 
-from fashion_assets.assets.runway import runway_assets
+from fashion_assets.assets.runway import impression_runway_assets, runway_assets
+from fashion_assets.assets.street import street_assets
 from fashion_assets.resources import resources_from_env
 from fashion_assets.sensors.brand_partitions import brand_partitions_sensor
+from fashion_assets.sensors.runway_seasons import runway_season_partitions_sensor
 
 runway_crawl_job = define_asset_job(
     "runway_crawl",
     selection=AssetSelection.groups("runway"),
-    description="Listing, image manifests and drafts of one brand.",
+    description="Vogue: listing, image manifests and drafts of one brand.",
 )
 
+impression_runway_crawl_job = define_asset_job(
+    "impression_runway_crawl",
+    selection=AssetSelection.groups("impression_runway"),
+    description="theImpression: the runway galleries of one season, as drafts of the same "
+                "shows as Vogue's.",
+)
+
+street_style_crawl_job = define_asset_job(
+    "street_style_crawl",
+    selection=AssetSelection.groups("street_style"),
+    description="theImpression: the street-style listing and drafts of one fashion week.",
+)
 
 
 def build_definitions(env: Mapping[str, str] | None = None) -> Definitions:
     """The definitions with resources configured from ``env`` (default: os.environ)."""
     return Definitions(
-        assets=runway_assets,
-        jobs=[runway_crawl_job],
-        sensors=[brand_partitions_sensor],
+        assets=[*runway_assets, *impression_runway_assets, *street_assets],
+        jobs=[runway_crawl_job, impression_runway_crawl_job, street_style_crawl_job],
+        sensors=[brand_partitions_sensor, runway_season_partitions_sensor],
         resources=resources_from_env(env),
     )
 

@@ -18,10 +18,18 @@ def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str],
     server = start_replica(site)
     try:
         env = {**os.environ, **replica_env(server)}
-        echo(f"replica of the source site at {server.base_url} (photos at {server.cdn_url})")
+        echo(f"replica of Vogue at {server.base_url} (photos at {server.cdn_url}), of "
+             f"theImpression at {server.impression_url} (photos at {server.impression_cdn_url})")
         brands = [b.slug for b in site.brands if b.slug != ROBOTS_BLOCKED_BRAND]
-        echo(f"crawling {len(brands)} brands into {settings.home_dir(env)} ...")
-        summaries = crawl_in_workers(brands, os.cpu_count() or 1, env=env)
+        seasons = [s.code for s in site.impression.seasons]
+        weeks = [w.slug for w in site.impression.weeks]
+        echo(f"crawling {len(brands)} Vogue brands, {len(seasons)} theImpression runway seasons"
+             f" and {len(weeks)} street-style weeks into {settings.home_dir(env)} ...")
+        workers = os.cpu_count() or 1
+        # Brands first: theImpression's galleries resolve their designers to these brands.
+        summaries = crawl_in_workers([("brand", b) for b in brands], workers, env=env)
+        summaries += crawl_in_workers([("season", s) for s in seasons]
+                                      + [("week", w) for w in weeks], workers, env=env)
     finally:
         server.stop()
     for summary in summaries:
@@ -29,8 +37,9 @@ def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str],
     echo(f"""
 Done. What now:
   fashion-assets status                 what the catalog and the store hold
+  fashion-assets names list             the brand and city names waiting for an editor
   fashion-assets crawl --brand {brands[0]:<9} again: nothing is downloaded twice (needs the replica:
-                                        fashion-assets replica serve, and its two exports)
+                                        fashion-assets replica serve, and its exports)
   DAGSTER_HOME={os.environ['DAGSTER_HOME']} dagster dev -m fashion_assets.definitions
                                         the same runs, assets and metadata in the Dagster UI
                                         (or `dagster dev` in the repository root)""")

@@ -5,3 +5,13 @@ from dagster import DynamicPartitionsDefinition
 # One partition per brand slug of the catalog's ``brands`` table; kept in step by the
 # ``brand_partitions_sensor`` and by ``fashion-assets brands add``.
 brand_partitions = DynamicPartitionsDefinition(name="brands")
+
+# One partition per theImpression street-style listing (fashion week slug, e.g.
+# ``copenhagen-fashion-week``), so one week's listing can be re-run or backfilled alone;
+# added by ``fashion-assets crawl --week`` or from the UI.
+fashion_week_partitions = DynamicPartitionsDefinition(name="fashion_weeks")
+
+# One partition per season code (``spring-2020-ready-to-wear``) for theImpression's runway
+# galleries, the second source of Vogue's shows; the ``runway_season_partitions_sensor`` adds
+# every season Vogue's listings have shown, ``fashion-assets crawl --season`` adds one.
+runway_season_partitions = DynamicPartitionsDefinition(name="runway_seasons")

@@ -13,8 +13,9 @@ import fcntl
 import functools
 import multiprocessing
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,53 +57,90 @@ def register_brands(brands: Iterable[tuple[str, str]], instance: Any,
     brands = list(brands)
     new = [slug for slug, name in brands if add_brand(engine, slug, name)]
     assert brand_partitions.name is not None
-    known = set(instance.get_dynamic_partitions(brand_partitions.name))
-    wanted = sorted({slug for slug, _ in brands} - known)
-    if wanted:
-        instance.add_dynamic_partitions(brand_partitions.name, wanted)
+    _add_partitions(instance, brand_partitions.name, [slug for slug, _ in brands])
     return new
+
+
+@dataclass(frozen=True)
+class CrawlKind:
+    """One kind of crawl: its job, its partitions and the drafts asset that sums it up."""
+
+    name: str
+    job: str
+    partitions: str
+    drafts_asset: str
+    outcome_prefix: str
+
+
+CRAWL_KINDS = {
+    "brand": CrawlKind("brand", "runway_crawl", "brands", "runway_drafts", "shows_"),
+    "season": CrawlKind("season", "impression_runway_crawl", "runway_seasons",
+                        "impression_runway_drafts", "shows_"),
+    "week": CrawlKind("week", "street_style_crawl", "fashion_weeks", "street_snap_drafts",
+                      "articles_"),
+}
 
 
 def crawl_brands(brands: list[str], instance: Any, env: Mapping[str, str] | None = None
                  ) -> list[dict[str, Any]]:
-    """Materialize the runway assets of each brand in this process; one summary per brand."""
-    register_brands([(b, "") for b in brands], instance, env)
-    job = _crawl_job(tuple(sorted((env if env is not None else os.environ).items())))
+    """Materialize the Vogue runway assets of each brand in this process."""
+    return crawl_partitions([("brand", b) for b in brands], instance, env)
+
+
+def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
+                     env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """Run each ``(kind, partition key)``'s crawl job in this process; a summary for each.
+
+    Brands are registered in the catalog too; seasons and fashion weeks only need their
+    partition.
+    """
+    register_brands([(key, "") for kind, key in targets if kind == "brand"], instance, env)
+    for kind in {kind for kind, _ in targets} - {"brand"}:
+        _add_partitions(instance, CRAWL_KINDS[kind].partitions,
+                        [key for k, key in targets if k == kind])
+    env_items = tuple(sorted((env if env is not None else os.environ).items()))
     summaries = []
-    for brand in brands:
-        result = job.execute_in_process(partition_key=brand, instance=instance,
+    for kind, key in targets:
+        job = _crawl_job(env_items, CRAWL_KINDS[kind].job)
+        result = job.execute_in_process(partition_key=key, instance=instance,
                                         raise_on_error=False)
-        summaries.append(_summary(brand, result))
+        summaries.append(_summary(CRAWL_KINDS[kind], key, result))
     return summaries
 
 
+def _add_partitions(instance: Any, name: str, keys: Iterable[str]) -> None:
+    wanted = sorted(set(keys) - set(instance.get_dynamic_partitions(name)))
+    if wanted:
+        instance.add_dynamic_partitions(name, wanted)
+
+
 @functools.cache
-def _crawl_job(env_items: tuple[tuple[str, str], ...]):  # -> JobDefinition
-    """The crawl job for one environment, built once per process (resolving it is not free)."""
+def _crawl_job(env_items: tuple[tuple[str, str], ...], name: str):  # -> JobDefinition
+    """A crawl job for one environment, built once per process (resolving it is not free)."""
     from fashion_assets.definitions import build_definitions
 
-    return build_definitions(dict(env_items)).resolve_job_def("runway_crawl")
+    return build_definitions(dict(env_items)).resolve_job_def(name)
 
 
-def crawl_in_workers(brands: list[str], workers: int,
+def crawl_in_workers(targets: Sequence[tuple[str, str]], workers: int,
                      env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
-    """Crawl brands in up to ``workers`` processes, one run per brand, summaries in order.
+    """Crawl ``(kind, key)`` targets in up to ``workers`` processes, summaries in order.
 
-    The parent imports no Dagster: it only hands out brands, so its memory stays small.
+    The parent imports no Dagster: it only hands out targets, so its memory stays small.
     Workers fork from a server process that imported the pipeline once, so they start in
     milliseconds instead of each importing Dagster again.
     """
-    if workers <= 1 or len(brands) <= 1:
-        return crawl_brands(brands, dagster_instance(), env)
+    if workers <= 1 or len(targets) <= 1:
+        return crawl_partitions(targets, dagster_instance(), env)
     default_dagster_home()
     context = multiprocessing.get_context("forkserver")  # never forks a process with threads
     context.set_forkserver_preload(["fashion_assets.definitions"])
-    with ProcessPoolExecutor(max_workers=min(workers, len(brands)), mp_context=context) as pool:
-        return list(pool.map(_crawl_one, brands, [dict(env or os.environ)] * len(brands)))
+    with ProcessPoolExecutor(max_workers=min(workers, len(targets)), mp_context=context) as pool:
+        return list(pool.map(_crawl_one, targets, [dict(env or os.environ)] * len(targets)))
 
 
-def _crawl_one(brand: str, env: dict[str, str]) -> dict[str, Any]:
-    [summary] = crawl_brands([brand], _worker_instance(), env)
+def _crawl_one(target: tuple[str, str], env: dict[str, str]) -> dict[str, Any]:
+    [summary] = crawl_partitions([target], _worker_instance(), env)
     return summary
 
 
@@ -111,14 +149,14 @@ def _worker_instance():  # -> DagsterInstance
     return dagster_instance()
 
 
-def _summary(brand: str, result: Any) -> dict[str, Any]:
-    """Counts of the run from the drafts asset's metadata, or the failure."""
-    summary: dict[str, Any] = {"brand": brand, "run_id": result.run_id,
-                               "success": result.success}
-    for materialization in result.asset_materializations_for_node("runway_drafts"):
+def _summary(kind: CrawlKind, key: str, result: Any) -> dict[str, Any]:
+    """Counts of the run from its drafts asset's metadata, or the failure."""
+    summary: dict[str, Any] = {"kind": kind.name, kind.name: key, "partition": key,
+                               "run_id": result.run_id, "success": result.success}
+    for materialization in result.asset_materializations_for_node(kind.drafts_asset):
         meta = {k: v.value for k, v in materialization.metadata.items()}
-        summary["shows"] = {k.removeprefix("shows_"): v for k, v in meta.items()
-                            if k.startswith("shows_") and k != "shows_table"}
+        summary["shows"] = {k.removeprefix(kind.outcome_prefix): v for k, v in meta.items()
+                            if k.startswith(kind.outcome_prefix) and not k.endswith("_table")}
         summary["images_stored"] = meta["images_stored"]
         summary["images_missing"] = meta["images_missing"]
     if not result.success:
@@ -136,9 +174,9 @@ def _root_message(event: Any) -> str:
 
 
 def summary_line(s: Mapping[str, Any]) -> str:
-    """One line per brand for the terminal."""
+    """One line per crawled partition for the terminal."""
     if not s["success"]:
-        return f"{s['brand']}: FAILED ({s.get('error', 'see the run in the Dagster UI')})"
+        return f"{s['partition']}: FAILED ({s.get('error', 'see the run in the Dagster UI')})"
     shows = ", ".join(f"{v} {k}" for k, v in s.get("shows", {}).items() if v)
-    return (f"{s['brand']}: {shows or 'no shows'}; {s.get('images_stored', 0)} photos stored, "
-            f"{s.get('images_missing', 0)} missing")
+    return (f"{s['partition']}: {shows or 'nothing listed'}; "
+            f"{s.get('images_stored', 0)} photos stored, {s.get('images_missing', 0)} missing")

@@ -32,6 +32,14 @@ SETTINGS: tuple[Setting, ...] = (
             "fetched from. Drafts always record the public address."),
     Setting("FASHION_VOGUE_IMAGE_HOSTS", "assets.vogue.com", "Comma-separated hosts (host or "
             "host:port) that Vogue photos may be fetched from."),
+    Setting("FASHION_THEIMPRESSION_BASE_URL", "https://theimpression.com", "Where theImpression "
+            "pages are fetched from. Drafts always record the public address."),
+    Setting("FASHION_THEIMPRESSION_IMAGE_HOSTS", "img.theimpression.com,theimpression.com",
+            "Comma-separated hosts (host or host:port) that theImpression photos may be fetched "
+            "from: its CDN and the site's WordPress uploads."),
+    Setting("FASHION_CLOCK", "", "Fixed UTC time (ISO 8601) a crawl takes as now, for tests "
+            "and replays. Empty: the system clock. Street-style albums are keyed by the "
+            "crawl's year and month."),
     Setting("FASHION_IMAGE_CONCURRENCY", "16", "Photo downloads in flight at once, per run."),
     Setting("FASHION_HOST_CONCURRENCY", "16", "Requests in flight at once to any one host."),
     Setting("FASHION_SHOW_CONCURRENCY", "4", "Shows ingested at once, per run (each show is "

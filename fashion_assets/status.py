@@ -13,7 +13,8 @@ DRAFT_STATUSES = ("pending", "approved", "rejected", "promoted")
 
 
 def catalog_status(engine: Engine, store_url: str, home: Path) -> dict[str, Any]:
-    """Brands, shows, drafts by status, photos, per-brand counts and the store's size."""
+    """Brands, shows, drafts by status, street style, names waiting for an editor, photos,
+    per-brand counts and the store's size."""
     with engine.connect() as conn:
         brands = conn.execute(text("SELECT count(*) FROM brands")).scalar_one()
         shows = conn.execute(text("SELECT count(*) FROM runway_shows")).scalar_one()
@@ -33,6 +34,19 @@ def catalog_status(engine: Engine, store_url: str, home: Path) -> dict[str, Any]
             " (SELECT count(*) FROM runway_missing_images m JOIN runway_shows s"
             "   ON s.id = m.show_id WHERE s.brand_slug = b.slug)"
             " FROM brands b ORDER BY b.slug")).all()
+        street_by_status = dict(conn.execute(text(
+            "SELECT status, count(*) FROM street_snap_drafts WHERE NOT is_deleted"
+            " GROUP BY status")).all())
+        street_deleted = conn.execute(text(
+            "SELECT count(*) FROM street_snap_drafts WHERE is_deleted")).scalar_one()
+        street_articles = conn.execute(text(
+            "SELECT count(*) FROM street_style_articles")).scalar_one()
+        pending_names = dict(conn.execute(text(
+            "SELECT kind, count(*) FROM pending_names WHERE status = 'pending'"
+            " GROUP BY kind")).all())
+        waiting = conn.execute(text("SELECT count(*) FROM waiting_articles w JOIN pending_names p"
+                                    " ON p.id = w.pending_name_id WHERE p.status = 'pending'"
+                                    )).scalar_one()
     store = open_store(store_url, home=home)
     stats = store.stats()
     return {
@@ -42,6 +56,11 @@ def catalog_status(engine: Engine, store_url: str, home: Path) -> dict[str, Any]
         "drafts": {**{s: int(by_status.get(s, 0)) for s in DRAFT_STATUSES},
                    "deleted": int(deleted)},
         "draft_images": images,
+        "street_articles": street_articles,
+        "street_drafts": {**{s: int(street_by_status.get(s, 0)) for s in DRAFT_STATUSES},
+                          "deleted": int(street_deleted)},
+        "pending_names": {kind: int(pending_names.get(kind, 0)) for kind in ("brand", "city")},
+        "waiting_for_name": int(waiting),
         "store": {"url": store.url, "objects": stats.objects,
                   "bytes": stats.bytes},
         "per_brand": [

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,13 @@ from sqlalchemy import Engine
 from fashion_assets import settings
 from fashion_assets.catalog.db import create_catalog_engine
 from fashion_assets.catalog.migrations import apply_migrations
+from fashion_assets.catalog.names import seed_cities
+from fashion_assets.crawl.base import CrawlLimits, SourceSite
+from fashion_assets.crawl.galleries import impression_gallery, vogue_gallery
 from fashion_assets.crawl.http import HttpPolicy
-from fashion_assets.crawl.runway import CrawlLimits, SourceSite
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.media import MediaLimits
-from fashion_assets.sources import vogue
+from fashion_assets.sources import theimpression, vogue
 from fashion_assets.storage import ObjectStore, open_store
 
 _ENGINES: dict[str, Engine] = {}
@@ -40,6 +43,7 @@ def catalog_engine(database_url: str) -> Engine:
         if engine is None:
             engine = create_catalog_engine(database_url)
             apply_migrations(engine)
+            seed_cities(engine)
             _ENGINES[database_url] = engine
         return engine
 
@@ -70,10 +74,43 @@ class VogueSourceResource(ConfigurableResource):
     image_hosts: str = Field(description="Comma-separated hosts photos may come from.")
 
     def site(self) -> SourceSite:
-        return SourceSite(vogue.SOURCE, self.base_url.rstrip("/"), vogue.PUBLIC_BASE_URL)
+        return SourceSite(vogue.SOURCE, self.base_url.rstrip("/"), vogue.PUBLIC_BASE_URL,
+                          vogue_gallery, settings.split_hosts(self.image_hosts))
 
     def host_policy(self) -> HostPolicy:
         return HostPolicy.from_config(self.base_url, settings.split_hosts(self.image_hosts))
+
+
+class TheImpressionSourceResource(ConfigurableResource):
+    """Where theImpression is fetched from, and which hosts its photos may come from."""
+
+    base_url: str = Field(description="Where pages are fetched from (a mirror or replica too).")
+    image_hosts: str = Field(description="Comma-separated hosts photos may come from.")
+
+    def site(self) -> SourceSite:
+        hosts = settings.split_hosts(self.image_hosts)
+        return SourceSite(theimpression.SOURCE, self.base_url.rstrip("/"),
+                          theimpression.PUBLIC_BASE_URL, impression_gallery(hosts), hosts)
+
+    def host_policy(self) -> HostPolicy:
+        return HostPolicy.from_config(self.base_url, settings.split_hosts(self.image_hosts))
+
+
+class ClockResource(ConfigurableResource):
+    """The crawl's clock: the system's UTC time, or a fixed time for tests and replays.
+
+    Street-style albums are keyed by the year and month of the crawl, so the clock is a
+    resource that a test (or a backfill of a past month) can set.
+    """
+
+    fixed_time: str = Field(default="", description="ISO 8601 time taken as now; empty: "
+                            "the system clock.")
+
+    def now(self) -> datetime:
+        if not self.fixed_time:
+            return datetime.now(UTC)
+        moment = datetime.fromisoformat(self.fixed_time)
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class CrawlerResource(ConfigurableResource):
@@ -164,5 +201,20 @@ def resources_from_env(env: Mapping[str, str] | None = None) -> dict[str, Config
         "vogue": VogueSourceResource(
             base_url=_value(env, "FASHION_VOGUE_BASE_URL", str, as_env_var),
             image_hosts=_value(env, "FASHION_VOGUE_IMAGE_HOSTS", str, as_env_var)),
+        "theimpression": TheImpressionSourceResource(
+            base_url=_value(env, "FASHION_THEIMPRESSION_BASE_URL", str, as_env_var),
+            image_hosts=_value(env, "FASHION_THEIMPRESSION_IMAGE_HOSTS", str, as_env_var)),
         "crawler": CrawlerResource(**crawler),
+        "clock": ClockResource(fixed_time=_clock_value(env)),
     }
+
+
+def _clock_value(env: Mapping[str, str]) -> str:
+    """``FASHION_CLOCK``, checked now so a bad time fails at load with its name."""
+    raw = settings.setting(env, "FASHION_CLOCK")
+    if raw:
+        try:
+            datetime.fromisoformat(raw)
+        except ValueError:
+            raise ValueError(f"FASHION_CLOCK={raw!r} is not an ISO 8601 time") from None
+    return raw

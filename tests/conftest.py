@@ -106,6 +106,9 @@ def pipeline_env(home: Path, database_url: str, store_url: str, replica: Replica
         "FASHION_STORE_URL": store_url,
         "FASHION_VOGUE_BASE_URL": replica.base_url,
         "FASHION_VOGUE_IMAGE_HOSTS": replica.cdn_url.split("://", 1)[1],
+        "FASHION_THEIMPRESSION_BASE_URL": replica.impression_url,
+        "FASHION_THEIMPRESSION_IMAGE_HOSTS": ",".join(
+            url.split("://", 1)[1] for url in (replica.impression_cdn_url, replica.impression_url)),
         "FASHION_RETRY_BACKOFF": "0.01",
         "FASHION_HTTP_TIMEOUT": "5",
     }

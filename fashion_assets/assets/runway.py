@@ -1,16 +1,23 @@
-"""Runway assets, partitioned by brand: listing -> image manifests -> drafts.
+"""Runway assets: Vogue's, partitioned by brand, and theImpression's, partitioned by season.
 
-Thin shell: each asset fetches through the crawl functions, which call the pure rules and
-write the catalog, and reports what happened as materialization metadata.
+Both sources go listing -> image manifests -> drafts, into the same tables and under the same
+entity key (brand, season code), so promotion can merge one show's drafts from both. Thin
+shell: each asset fetches through the crawl functions, which call the pure rules and write
+the catalog, and reports what happened as materialization metadata.
 """
 
 from collections import Counter
+from collections.abc import Sequence
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
+from fashion_assets.catalog import names
 from fashion_assets.catalog import runway as runway_catalog
+from fashion_assets.catalog.runway import ShowRow
 from fashion_assets.crawl import loop
+from fashion_assets.crawl.base import SourceSite
 from fashion_assets.crawl.http import Fetcher
+from fashion_assets.crawl.impression import crawl_season_listing
 from fashion_assets.crawl.runway import (
     ManifestResult,
     ShowResult,
@@ -18,18 +25,20 @@ from fashion_assets.crawl.runway import (
     fetch_manifests,
     ingest_shows,
 )
-from fashion_assets.domain.ingest import count_outcomes
-from fashion_assets.partitions import brand_partitions
+from fashion_assets.domain.hosts import HostPolicy
+from fashion_assets.partitions import brand_partitions, runway_season_partitions
 from fashion_assets.progress import ProgressLog
-from fashion_assets.report import markdown_table
+from fashion_assets.report import ingest_counts, markdown_table
 from fashion_assets.resources import (
     CatalogResource,
     CrawlerResource,
     ObjectStoreResource,
+    TheImpressionSourceResource,
     VogueSourceResource,
 )
 
 GROUP = "runway"
+IMPRESSION_GROUP = "impression_runway"
 OWNERS = ["team:fashion-assets"]
 
 
@@ -55,15 +64,17 @@ def runway_show_listings(context: AssetExecutionContext, catalog: CatalogResourc
                                        max_page_bytes=crawler.max_page_bytes)
 
     listing = loop.run(run())
-    if listing.display_name:
-        runway_catalog.add_brand(engine, brand, listing.display_name)
+    name_note = names.record_own_name(engine, brand, listing.display_name)
     context.log.info(f"{brand}: {len(listing.shows)} shows listed, {listing.new_shows} new")
     for note in listing.skipped:
         context.log.warning(f"{brand}: skipped listing entry: {note}")
+    if name_note:
+        context.log.warning(f"{brand}: {name_note}")
     return MaterializeResult(metadata={
         "shows": len(listing.shows),
         "new_shows": listing.new_shows,
         "skipped_entries": len(listing.skipped),
+        "pending_cities": ", ".join(listing.pending_cities),
         "shows_table": MetadataValue.md(markdown_table(
             ["#", "title", "season code", "source URL"],
             [(s.listing_position, s.title, s.entity_key.season_code, s.source_key.source_url)
@@ -83,36 +94,9 @@ def runway_show_listings(context: AssetExecutionContext, catalog: CatalogResourc
 def runway_image_manifests(context: AssetExecutionContext, catalog: CatalogResource,
                            vogue: VogueSourceResource, crawler: CrawlerResource
                            ) -> MaterializeResult:
-    brand = context.partition_key
-    engine = catalog.engine()
     site = vogue.site()
-    shows = runway_catalog.brand_shows(engine, brand, site.source)
-
-    progress = ProgressLog(context.log.info, len(shows))
-
-    def on_result(result: ManifestResult) -> None:
-        if result.outcome != "kept":
-            progress.add(f"{brand} {result.show.season_code}: manifest {result.outcome}, "
-                         f"{result.expected_images} photos {result.reason}".rstrip())
-
-    async def run():
-        async with Fetcher(crawler.http_policy(), vogue.host_policy()) as fetcher:
-            return await fetch_manifests(fetcher, site, engine, shows, run_id=context.run.run_id,
-                                         limits=crawler.limits(), on_result=on_result)
-
-    results = loop.run(run())
-    progress.flush()
-    counts = Counter(r.outcome for r in results)
-    return MaterializeResult(metadata={
-        "shows": len(results),
-        "fetched": counts["fetched"],
-        "kept": counts["kept"],
-        "failed": counts["failed"],
-        "expected_images": sum(r.expected_images for r in results),
-        "manifests_table": MetadataValue.md(markdown_table(
-            ["season code", "manifest", "expected photos", "note"],
-            [(r.show.season_code, r.outcome, r.expected_images, r.reason) for r in results])),
-    })
+    shows = runway_catalog.brand_shows(catalog.engine(), context.partition_key, site.source)
+    return manifests_result(context, catalog, crawler, site, vogue.host_policy(), shows)
 
 
 @asset(
@@ -128,20 +112,140 @@ def runway_image_manifests(context: AssetExecutionContext, catalog: CatalogResou
 def runway_drafts(context: AssetExecutionContext, catalog: CatalogResource,
                   store: ObjectStoreResource, vogue: VogueSourceResource,
                   crawler: CrawlerResource) -> MaterializeResult:
-    brand = context.partition_key
-    engine = catalog.engine()
     site = vogue.site()
+    shows = runway_catalog.brand_shows(catalog.engine(), context.partition_key, site.source)
+    return drafts_result(context, catalog, store, crawler, site, vogue.host_policy(), shows)
+
+
+@asset(
+    partitions_def=runway_season_partitions,
+    group_name=IMPRESSION_GROUP,
+    owners=OWNERS,
+    kinds={"python", "sql"},
+    description="theImpression's runway galleries of one season, each keyed like Vogue's "
+                "show (brand, season code) by resolving its designer's name; a designer no "
+                "brand matches waits for an editor (fashion-assets names list).",
+)
+def impression_runway_listings(context: AssetExecutionContext, catalog: CatalogResource,
+                               theimpression: TheImpressionSourceResource,
+                               crawler: CrawlerResource) -> MaterializeResult:
+    season = context.partition_key
+    engine = catalog.engine()
+    site = theimpression.site()
+
+    async def run():
+        async with Fetcher(crawler.http_policy(), theimpression.host_policy()) as fetcher:
+            return await crawl_season_listing(fetcher, site, engine, season,
+                                              run_id=context.run.run_id, limits=crawler.limits())
+
+    listing = loop.run(run())
+    waiting = [h for h in listing.held if h.outcome == "waiting_for_name"]
+    context.log.info(f"{season}: {len(listing.shows)} galleries listed, {listing.new_shows} new,"
+                     f" {len(waiting)} waiting for a brand name")
+    for note in listing.skipped:
+        context.log.warning(f"{season}: skipped listing entry: {note}")
+    return MaterializeResult(metadata={
+        "pages": listing.pages,
+        "shows": len(listing.shows),
+        "new_shows": listing.new_shows,
+        "waiting_for_name": len(waiting),
+        "skipped_entries": len(listing.skipped) + len(listing.held) - len(waiting),
+        "shows_table": MetadataValue.md(markdown_table(
+            ["#", "brand", "title", "source URL"],
+            [(s.listing_position, s.entity_key.brand_slug, s.title, s.source_key.source_url)
+             for s in listing.shows])),
+        "held_table": MetadataValue.md(markdown_table(
+            ["designer", "outcome", "title", "source URL"],
+            [(h.name, h.outcome, h.title, h.source_url) for h in listing.held])),
+    })
+
+
+@asset(
+    partitions_def=runway_season_partitions,
+    group_name=IMPRESSION_GROUP,
+    owners=OWNERS,
+    kinds={"python", "sql"},
+    deps=[impression_runway_listings],
+    description="For each theImpression runway gallery of the season, its ordered photos "
+                "and expected count. A stored manifest is kept.",
+)
+def impression_runway_manifests(context: AssetExecutionContext, catalog: CatalogResource,
+                                theimpression: TheImpressionSourceResource,
+                                crawler: CrawlerResource) -> MaterializeResult:
+    site = theimpression.site()
+    shows = runway_catalog.season_shows(catalog.engine(), context.partition_key, site.source)
+    return manifests_result(context, catalog, crawler, site, theimpression.host_policy(), shows)
+
+
+@asset(
+    partitions_def=runway_season_partitions,
+    group_name=IMPRESSION_GROUP,
+    owners=OWNERS,
+    kinds={"python", "sql", "s3"},
+    deps=[impression_runway_manifests],
+    description="One runway draft per theImpression gallery, in the same table and under the "
+                "same entity key as Vogue's drafts of the show, for promotion to merge.",
+)
+def impression_runway_drafts(context: AssetExecutionContext, catalog: CatalogResource,
+                             store: ObjectStoreResource,
+                             theimpression: TheImpressionSourceResource,
+                             crawler: CrawlerResource) -> MaterializeResult:
+    site = theimpression.site()
+    shows = runway_catalog.season_shows(catalog.engine(), context.partition_key, site.source)
+    return drafts_result(context, catalog, store, crawler, site, theimpression.host_policy(),
+                         shows)
+
+
+def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
+                     crawler: CrawlerResource, site: SourceSite, hosts: HostPolicy,
+                     shows: Sequence[ShowRow]) -> MaterializeResult:
+    """Fetch the missing manifests of ``shows`` and report them (both sources' step)."""
+    engine = catalog.engine()
+    progress = ProgressLog(context.log.info, len(shows))
+
+    def on_result(result: ManifestResult) -> None:
+        if result.outcome != "kept":
+            progress.add(f"{result.show.brand_slug} {result.show.season_code}: manifest "
+                         f"{result.outcome}, {result.expected_images} photos "
+                         f"{result.reason}".rstrip())
+
+    async def run():
+        async with Fetcher(crawler.http_policy(), hosts) as fetcher:
+            return await fetch_manifests(fetcher, site, engine, shows, run_id=context.run.run_id,
+                                         limits=crawler.limits(), on_result=on_result)
+
+    results = loop.run(run())
+    progress.flush()
+    counts = Counter(r.outcome for r in results)
+    return MaterializeResult(metadata={
+        "shows": len(results),
+        "fetched": counts["fetched"],
+        "kept": counts["kept"],
+        "failed": counts["failed"],
+        "expected_images": sum(r.expected_images for r in results),
+        "manifests_table": MetadataValue.md(markdown_table(
+            ["brand", "season code", "manifest", "expected photos", "note"],
+            [(r.show.brand_slug, r.show.season_code, r.outcome, r.expected_images, r.reason)
+             for r in results])),
+    })
+
+
+def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
+                  store: ObjectStoreResource, crawler: CrawlerResource, site: SourceSite,
+                  hosts: HostPolicy, shows: Sequence[ShowRow]) -> MaterializeResult:
+    """Draft ``shows`` and report the outcomes (both sources' step)."""
+    engine = catalog.engine()
     object_store = store.open()
-    shows = runway_catalog.brand_shows(engine, brand, site.source)
     progress = ProgressLog(context.log.info, len(shows))
 
     def on_result(result: ShowResult) -> None:
-        progress.add(f"{brand} {result.show.season_code}: {result.outcome.value}"
-                     f" ({result.images_stored} stored, {result.images_missing} missing)"
+        progress.add(f"{result.show.brand_slug} {result.show.season_code}: "
+                     f"{result.outcome.value} ({result.images_stored} stored, "
+                     f"{result.images_missing} missing)"
                      f"{' - ' + result.reason if result.reason else ''}")
 
     async def run():
-        async with Fetcher(crawler.http_policy(), vogue.host_policy()) as fetcher:
+        async with Fetcher(crawler.http_policy(), hosts) as fetcher:
             results = await ingest_shows(fetcher, object_store, engine, shows,
                                          run_id=context.run.run_id, limits=crawler.limits(),
                                          on_result=on_result)
@@ -150,18 +254,14 @@ def runway_drafts(context: AssetExecutionContext, catalog: CatalogResource,
     results, counters = loop.run(run())
     progress.flush()
     return MaterializeResult(metadata={
-        **{f"shows_{name}": count
-           for name, count in count_outcomes(r.outcome for r in results).items()},
-        "images_stored": sum(r.images_stored for r in results),
-        "images_missing": sum(r.images_missing for r in results),
-        "requests": counters.requests,
-        "bytes_received": counters.bytes_received,
-        "store": object_store.url,
+        **ingest_counts("shows_", results, counters, object_store.url),
         "shows_table": MetadataValue.md(markdown_table(
-            ["season code", "outcome", "draft", "stored", "missing", "note"],
-            [(r.show.season_code, r.outcome.value, r.draft_id, r.images_stored,
-              r.images_missing, r.reason) for r in results])),
+            ["brand", "season code", "outcome", "draft", "stored", "missing", "note"],
+            [(r.show.brand_slug, r.show.season_code, r.outcome.value, r.draft_id,
+              r.images_stored, r.images_missing, r.reason) for r in results])),
     })
 
 
 runway_assets = [runway_show_listings, runway_image_manifests, runway_drafts]
+impression_runway_assets = [impression_runway_listings, impression_runway_manifests,
+                            impression_runway_drafts]

@@ -7,7 +7,7 @@ show), so a killed run loses at most the show in flight and leaves nothing half-
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from sqlalchemy import Connection, Engine, text
@@ -42,7 +42,8 @@ class ShowRow:
     season: str
     year: int
     collection_type: str
-    city: str | None
+    city: str | None  # the canonical city slug, when the title named a known city
+    city_name: str | None  # the city as the title wrote it
     has_manifest: bool
     expected_images: int
     drafted: bool
@@ -95,6 +96,15 @@ class LogEntry:
     images_stored: int = 0
     images_missing: int = 0
     reason: str = ""
+    partition_key: str = ""  # the run's partition; the brand for Vogue's brand partitions
+
+
+@dataclass(frozen=True)
+class ShowCity:
+    """Where a show's title city resolved: a city slug, or the pending name it waits on."""
+
+    slug: str | None = None
+    pending_id: int | None = None
 
 
 def add_brand(engine: Engine, slug: str, display_name: str = "") -> bool:
@@ -120,50 +130,57 @@ def list_brands(engine: Engine) -> list[Brand]:
         return [Brand(slug, name) for slug, name in rows]
 
 
-def record_listing(engine: Engine, shows: Sequence[RunwayShow]) -> int:
+def record_listing(engine: Engine, shows: Sequence[RunwayShow],
+                   cities: Mapping[str, ShowCity] | None = None) -> int:
     """Store the shows of a listing that are new; return how many were new.
 
     Shows already known are left untouched, so a re-crawl of an unchanged listing writes
-    nothing.
+    nothing. ``cities`` maps each title city (as written) to its resolution.
     """
     if not shows:
         return 0
-    rows = [
-        (s.entity_key.brand_slug, s.source_key.source, s.source_key.source_url, s.source_path,
-         s.title, s.entity_key.season_code, s.season, s.year, s.collection_type, s.city,
-         s.listing_position)
-        for s in shows
-    ]
-    brand = shows[0].entity_key.brand_slug
+    cities = cities or {}
+    rows = []
+    for s in shows:
+        city = cities.get(s.city or "", ShowCity())
+        rows.append((s.entity_key.brand_slug, s.source_key.source, s.source_key.source_url,
+                     s.source_path, s.title, s.entity_key.season_code, s.season, s.year,
+                     s.collection_type, city.slug, s.city, city.pending_id, s.listing_position))
     with engine.begin() as conn:
-        before = _count(conn, "SELECT count(*) FROM runway_shows WHERE brand_slug = :b", b=brand)
-        insert_rows(conn, "runway_shows",
-                    ("brand_slug", "source", "source_url", "source_path", "title",
-                     "season_code", "season", "year", "collection_type", "city",
-                     "listing_position"),
-                    rows, on_conflict="(source, source_url) DO NOTHING")
-        after = _count(conn, "SELECT count(*) FROM runway_shows WHERE brand_slug = :b", b=brand)
-    return after - before
+        return insert_rows(conn, "runway_shows",
+                           ("brand_slug", "source", "source_url", "source_path", "title",
+                            "season_code", "season", "year", "collection_type", "city",
+                            "city_name", "city_pending_id", "listing_position"),
+                           rows, on_conflict="(source, source_url) DO NOTHING")
 
 
 def brand_shows(engine: Engine, brand_slug: str, source: str) -> list[ShowRow]:
     """Every show of a brand from a source, with its manifest, draft and catalog state."""
+    return _shows(engine, "s.brand_slug = :key", brand_slug, source)
+
+
+def season_shows(engine: Engine, season_code: str, source: str) -> list[ShowRow]:
+    """Every show of one season from a source (theImpression's runway partitions)."""
+    return _shows(engine, "s.season_code = :key", season_code, source)
+
+
+def _shows(engine: Engine, where: str, key: str, source: str) -> list[ShowRow]:
     sql = text(
         "SELECT s.id, s.source, s.source_url, s.source_path, s.brand_slug, s.season_code,"
-        " s.title, s.season, s.year, s.collection_type, s.city,"
+        " s.title, s.season, s.year, s.collection_type, s.city, s.city_name,"
         " m.show_id IS NOT NULL, COALESCE(m.expected_images, 0),"
         " EXISTS (SELECT 1 FROM brand_runway_drafts d"
         "   WHERE d.source = s.source AND d.source_url = s.source_url AND d.source_url <> ''),"
         f" {ENTITY_IN_CATALOG_SQL.format(alias='s')}"
         " FROM runway_shows s LEFT JOIN runway_show_manifests m ON m.show_id = s.id"
-        " WHERE s.brand_slug = :brand AND s.source = :source"
+        f" WHERE {where} AND s.source = :source"
         " ORDER BY s.listing_position, s.id"
     )
     with engine.connect() as conn:
-        rows = conn.execute(sql, {"brand": brand_slug, "source": source}).all()
+        rows = conn.execute(sql, {"key": key, "source": source}).all()
     return [
-        ShowRow(*row[:11], has_manifest=bool(row[11]), expected_images=int(row[12]),
-                drafted=bool(row[13]), in_catalog=bool(row[14]))
+        ShowRow(*row[:12], has_manifest=bool(row[12]), expected_images=int(row[13]),
+                drafted=bool(row[14]), in_catalog=bool(row[15]))
         for row in rows
     ]
 
@@ -181,7 +198,7 @@ def store_manifest(engine: Engine, show_id: int, expected_images: int, page_titl
         if created:
             insert_rows(conn, "runway_manifest_images", ("show_id", "position", "url", "caption"),
                         [(show_id, i.position, i.url, i.caption) for i in images])
-        _log(conn, [log])
+        write_log_in(conn, [log])
     return created
 
 
@@ -217,21 +234,21 @@ def write_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
         row = conn.execute(
             text(
                 "INSERT INTO brand_runway_drafts (source, source_url, brand_slug, season_code,"
-                " title, season, year, collection_type, city, expected_images)"
+                " title, season, year, collection_type, city, city_name, expected_images)"
                 " VALUES (:source, :url, :brand, :code, :title, :season, :year, :ctype, :city,"
-                " :expected)"
+                " :city_name, :expected)"
                 " ON CONFLICT (source, source_url) WHERE source_url <> '' DO NOTHING"
                 " RETURNING id"
             ),
             {"source": show.source, "url": show.source_url, "brand": show.brand_slug,
              "code": show.season_code, "title": show.title, "season": show.season,
              "year": show.year, "ctype": show.collection_type, "city": show.city,
-             "expected": show.expected_images},
+             "city_name": show.city_name, "expected": show.expected_images},
         ).first()
         if row is None:
-            _log(conn, [replace(log, outcome=Outcome.SKIPPED_CONFLICT.value, images_stored=0,
-                                images_missing=0,
-                                reason="a concurrent run drafted this article first")])
+            write_log_in(conn, [replace(log, outcome=Outcome.SKIPPED_CONFLICT.value,
+                                        images_stored=0, images_missing=0,
+                                        reason="a concurrent run drafted this article first")])
             return None
         draft_id = int(row[0])
         insert_rows(conn, "brand_runway_draft_images",
@@ -240,7 +257,7 @@ def write_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
                     [(draft_id, i.position, i.object_key, i.source_image_url, i.content_type,
                       i.width, i.height, i.byte_size) for i in images])
         record_missing(conn, show.id, missing)
-        _log(conn, [replace(log, draft_id=draft_id, images_stored=len(images),
+        write_log_in(conn, [replace(log, draft_id=draft_id, images_stored=len(images),
                             images_missing=len(missing))])
     return draft_id
 
@@ -258,27 +275,30 @@ def record_missing(conn: Connection, show_id: int, missing: Sequence[MissingImag
 def write_log(engine: Engine, entries: Sequence[LogEntry]) -> None:
     if entries:
         with engine.begin() as conn:
-            _log(conn, entries)
+            write_log_in(conn, entries)
 
 
-def _log(conn: Connection, entries: Sequence[LogEntry]) -> None:
+def write_log_in(conn: Connection, entries: Sequence[LogEntry]) -> None:
+    """Log entries inside the caller's transaction (committed with the data they describe)."""
     insert_rows(conn, "ingest_log",
-                ("run_id", "brand_slug", "source", "source_url", "stage", "outcome", "draft_id",
-                 "images_stored", "images_missing", "reason"),
-                [(e.run_id, e.brand_slug, e.source, e.source_url, e.stage, e.outcome,
-                  e.draft_id, e.images_stored, e.images_missing, e.reason[:2000])
+                ("run_id", "brand_slug", "partition_key", "source", "source_url", "stage",
+                 "outcome", "draft_id", "images_stored", "images_missing", "reason"),
+                [(e.run_id, e.brand_slug, e.partition_key or e.brand_slug, e.source,
+                  e.source_url, e.stage, e.outcome, e.draft_id, e.images_stored,
+                  e.images_missing, e.reason[:2000])
                  for e in entries])
 
 
 def insert_rows(conn: Connection, table: str, columns: Sequence[str],
                 rows: Sequence[Sequence[object]], *, on_conflict: str = "",
-                chunk: int = 500) -> None:
-    """Insert ``rows`` with one multi-row ``INSERT`` per chunk.
+                chunk: int = 500) -> int:
+    """Insert ``rows`` with one multi-row ``INSERT`` per chunk; return how many went in.
 
     A plain executemany costs one round trip per row on psycopg2; a show's 40 photo rows
     in one statement cost one. Table and column names come from this module, never from
     input; values are always bound parameters.
     """
+    inserted = 0
     for start in range(0, len(rows), chunk):
         part = rows[start:start + chunk]
         values = ", ".join(
@@ -287,10 +307,7 @@ def insert_rows(conn: Connection, table: str, columns: Sequence[str],
         params = {f"r{n}c{c}": value for n, row in enumerate(part)
                   for c, value in enumerate(row)}
         conflict = f" ON CONFLICT {on_conflict}" if on_conflict else ""
-        conn.execute(text(f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values}"
-                          f"{conflict}"), params)
-
-
-def _count(conn: Connection, sql: str, **params: object) -> int:
-    return int(conn.execute(text(sql), params).scalar_one())
-
+        result = conn.execute(text(f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values}"
+                                   f"{conflict}"), params)
+        inserted += result.rowcount or 0
+    return inserted

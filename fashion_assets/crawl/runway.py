@@ -9,45 +9,31 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from sqlalchemy import Engine
 
 from fashion_assets.catalog import runway as catalog
+from fashion_assets.catalog.names import resolve_names
 from fashion_assets.catalog.runway import (
     LogEntry,
     ManifestImage,
-    MissingImage,
     ShowRow,
-    StoredImage,
+)
+from fashion_assets.crawl.base import (
+    CrawlLimits,
+    SourceSite,
+    missing_note,
+    parse_error_reason,
+    store_photos,
 )
 from fashion_assets.crawl.http import Fetcher
 from fashion_assets.domain.ingest import Outcome, decide_ingest, show_failure
-from fashion_assets.domain.media import MediaLimits, inspect_image
+from fashion_assets.domain.names import NameKind
 from fashion_assets.domain.runway import RunwayShow, runway_show
 from fashion_assets.domain.titles import TitleParseError
 from fashion_assets.sources import vogue
-from fashion_assets.storage import ObjectStore, object_key
-
-
-@dataclass(frozen=True)
-class SourceSite:
-    """Where a source is fetched from, and the public address its drafts record."""
-
-    source: str
-    base_url: str
-    public_base_url: str
-
-    def url(self, path: str) -> str:
-        return self.base_url.rstrip("/") + path
-
-
-@dataclass(frozen=True)
-class CrawlLimits:
-    image_concurrency: int = 16
-    show_concurrency: int = 4
-    max_page_bytes: int = 10 * 1024 * 1024
-    media: MediaLimits = field(default_factory=MediaLimits)
+from fashion_assets.storage import ObjectStore
 
 
 @dataclass(frozen=True)
@@ -57,6 +43,7 @@ class ListingResult:
     shows: tuple[RunwayShow, ...]
     new_shows: int
     skipped: tuple[str, ...]
+    pending_cities: tuple[str, ...] = ()
 
 
 class ListingError(RuntimeError):
@@ -105,8 +92,23 @@ async def crawl_listing(fetcher: Fetcher, site: SourceSite, engine: Engine, bran
             ))
         except TitleParseError as exc:
             skipped.append(f"{listed.path}: {exc}")
-    new = await asyncio.to_thread(catalog.record_listing, engine, shows)
-    return ListingResult(brand_slug, page.name, tuple(shows), new, tuple(skipped))
+    cities = await asyncio.to_thread(show_cities, engine, shows)
+    new = await asyncio.to_thread(catalog.record_listing, engine, shows, cities)
+    pending = tuple(sorted({s.city or "" for s in shows
+                            if s.city and cities[s.city].slug is None}))
+    return ListingResult(brand_slug, page.name, tuple(shows), new, tuple(skipped), pending)
+
+
+def show_cities(engine: Engine, shows: Sequence[RunwayShow]) -> dict[str, catalog.ShowCity]:
+    """Resolve the city prefixes of show titles (`Tokyo Fall 2015`) to canonical cities.
+
+    A city no name matches is pending for an editor; the show is recorded all the same (the
+    city is no part of its entity key) and gets the city when the name is resolved.
+    """
+    outcomes = resolve_names(engine, NameKind.CITY, [
+        (s.city, s.source_key.source, s.source_key.source_url) for s in shows if s.city])
+    return {name: catalog.ShowCity(o.entity, o.pending_id if o.status == "pending" else None)
+            for name, o in outcomes.items()}
 
 
 def _log_listing_failure(engine: Engine, site: SourceSite, brand_slug: str, run_id: str,
@@ -148,15 +150,14 @@ async def _fetch_manifest(fetcher: Fetcher, site: SourceSite, engine: Engine, sh
         await asyncio.to_thread(catalog.write_log, engine, [replace(entry, reason=reason)])
         return ManifestResult(show, "failed", 0, reason)
     try:
-        page = vogue.parse_show_page(fetched.body.decode("utf-8", "replace"))
-    except vogue.PageParseError as exc:
-        reason = f"{exc.reason}: {exc}"
+        page = site.read_gallery(fetched.body.decode("utf-8", "replace"), fetched.final_url)
+    except ValueError as exc:
+        reason = parse_error_reason(exc)
         await asyncio.to_thread(catalog.write_log, engine, [replace(entry, reason=reason)])
         return ManifestResult(show, "failed", 0, reason)
-    images = [ManifestImage(i.position, i.url, i.caption) for i in page.images]
     note = "; ".join(page.skipped)
     await asyncio.to_thread(catalog.store_manifest, engine, show.id, page.expected_images,
-                            page.title, images, replace(entry, outcome="fetched", reason=note))
+                            page.title, page.images, replace(entry, outcome="fetched", reason=note))
     return ManifestResult(show, "fetched", page.expected_images, note)
 
 
@@ -195,22 +196,15 @@ async def _ingest_show(fetcher: Fetcher, store: ObjectStore, engine: Engine, sho
     if manifest is None:
         return await _record(engine, show, entry, Outcome.FAILED, "no manifest for this show")
 
-    async def photo(image: ManifestImage) -> StoredImage | MissingImage:
-        async with photo_slots:
-            return await _store_photo(fetcher, store, image, limits)
-
     try:
-        outcomes = await asyncio.gather(*(photo(image) for image in manifest))
-        await asyncio.to_thread(store.sync)  # durable before the catalog references them
+        stored, missing = await store_photos(fetcher, store, manifest, limits, photo_slots)
     except OSError as exc:  # StoreError or a disk error: nothing drafted, the next run retries
         return await _record(engine, show, entry, Outcome.FAILED, f"store error: {exc}")
-    stored = [o for o in outcomes if isinstance(o, StoredImage)]
-    missing = [o for o in outcomes if isinstance(o, MissingImage)]
     failure = show_failure(expected=len(manifest), stored=len(stored),
                            missing_reasons=[m.reason for m in missing])
     if failure is not None:
         return await _record(engine, show, entry, Outcome.FAILED, failure)
-    note = _missing_note(missing)
+    note = missing_note(missing)
     draft_id = await asyncio.to_thread(
         catalog.write_draft, engine, show, stored, missing,
         replace(entry, outcome=Outcome.CREATED.value, reason=note))
@@ -224,26 +218,3 @@ async def _record(engine: Engine, show: ShowRow, entry: LogEntry, outcome: Outco
     await asyncio.to_thread(catalog.write_log, engine,
                             [replace(entry, outcome=outcome.value, reason=reason)])
     return ShowResult(show, outcome, reason=reason)
-
-
-async def _store_photo(fetcher: Fetcher, store: ObjectStore, image: ManifestImage,
-                       limits: CrawlLimits) -> StoredImage | MissingImage:
-    fetched = await fetcher.fetch(image.url, max_bytes=limits.media.max_bytes)
-    if not fetched.ok:
-        return MissingImage(image.position, image.url, str(fetched.error), fetched.detail)
-    verdict = inspect_image(fetched.body, limits.media)
-    if not verdict.ok:
-        return MissingImage(image.position, image.url, str(verdict.reason), verdict.detail or "")
-    assert verdict.content_type is not None
-    key = object_key(fetched.body)
-    # Create-only: a key that exists holds these very bytes already, so it is not written again.
-    await asyncio.to_thread(store.put, key, fetched.body, verdict.content_type)
-    return StoredImage(image.position, key, image.url, verdict.content_type, verdict.width,
-                       verdict.height, len(fetched.body))
-
-
-def _missing_note(missing: Sequence[MissingImage]) -> str:
-    if not missing:
-        return ""
-    return "missing: " + ", ".join(f"#{m.position} {m.reason}" for m in missing[:20]) + (
-        f" and {len(missing) - 20} more" if len(missing) > 20 else "")

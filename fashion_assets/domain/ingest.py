@@ -18,6 +18,21 @@ class Outcome(StrEnum):
     FAILED = "failed"
 
 
+class ListingOutcome(StrEnum):
+    """What a listing did with an entry whose name (brand or city) did not resolve."""
+
+    WAITING_FOR_NAME = "waiting_for_name"  # held until an editor resolves the name
+    SKIPPED_DISMISSED_NAME = "skipped_dismissed_name"  # an editor said the name is no entity
+    SKIPPED_UNUSABLE_NAME = "skipped_unusable_name"  # no letters or digits to match at all
+
+
+def listing_outcome(name_status: str) -> ListingOutcome:
+    """The outcome of an entry whose name resolved with ``name_status`` (not ``resolved``)."""
+    return {"pending": ListingOutcome.WAITING_FOR_NAME,
+            "dismissed": ListingOutcome.SKIPPED_DISMISSED_NAME}.get(
+        name_status, ListingOutcome.SKIPPED_UNUSABLE_NAME)
+
+
 @dataclass(frozen=True)
 class IngestDecision:
     download: bool

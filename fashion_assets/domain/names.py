@@ -13,8 +13,18 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 
 _SEPARATORS = re.compile(r"[\s\-_./,;:'’`&+]+")
+_SLUG_CHARS = re.compile(r"[^a-z0-9]+")
+MAX_NAME_CHARS = 200
+
+
+class NameKind(StrEnum):
+    """What a name names; each kind has its own canonical entities and aliases."""
+
+    BRAND = "brand"
+    CITY = "city"
 
 
 def normalize_name(name: str) -> str:
@@ -28,17 +38,33 @@ def normalize_name(name: str) -> str:
     return " ".join(part for part in _SEPARATORS.split(ascii_only) if part)
 
 
+def clean_name(name: str) -> str:
+    """A source's spelling as it is kept: spacing collapsed, control characters gone, capped."""
+    printable = "".join(c for c in name if unicodedata.category(c)[0] != "C")
+    return " ".join(printable.split())[:MAX_NAME_CHARS]
+
+
+def name_slug(name: str) -> str:
+    """The slug of a new entity approved from a name (`São Paulo` -> `sao-paulo`)."""
+    slug = _SLUG_CHARS.sub("-", normalize_name(name)).strip("-")
+    if not slug:
+        raise ValueError(f"{name!r} has no letters or digits to make a slug from")
+    return slug[:120]
+
+
 @dataclass(frozen=True)
 class Resolution:
     """How a source's name resolved.
 
     ``entity`` is the canonical key when found; ``new_alias`` is the spelling to record as an
     alias when it matched only after normalization (so the next lookup is exact); ``pending``
-    means no match: the name waits for an editor.
+    means no single match: the name waits for an editor, and ``candidates`` lists the
+    entities it matched when it matched more than one.
     """
 
     entity: str | None
     new_alias: str | None = None
+    candidates: tuple[str, ...] = ()
 
     @property
     def pending(self) -> bool:
@@ -49,24 +75,21 @@ def resolve_name(name: str, names: Mapping[str, Iterable[str]]) -> Resolution:
     """Resolve ``name`` against ``names``: canonical key -> its display name and aliases.
 
     An exact spelling (a display name or a recorded alias) resolves directly; a spelling that
-    matches only after normalization resolves too, and is returned as a new alias. Two
-    entities sharing a normalized form is a catalog error, refused rather than guessed.
+    matches only after normalization resolves too, and is returned as a new alias. A name
+    matching several entities is not guessed: it is pending, with those entities as
+    candidates, for an editor to merge into the right one.
     """
-    spelled = name.strip()
-    exact = [key for key, spellings in names.items() if spelled in set(spellings)]
+    spelled = clean_name(name)
+    exact = sorted({key for key, spellings in names.items() if spelled in set(spellings)})
+    if len(exact) == 1:
+        return Resolution(exact[0])
     if exact:
-        return Resolution(_only(exact, name))
+        return Resolution(None, candidates=tuple(exact))
     wanted = normalize_name(spelled)
     if not wanted:
         return Resolution(None)
     matches = sorted({key for key, spellings in names.items()
                       if any(normalize_name(s) == wanted for s in spellings)})
-    if not matches:
-        return Resolution(None)
-    return Resolution(_only(matches, name), new_alias=spelled)
-
-
-def _only(keys: list[str], name: str) -> str:
-    if len(set(keys)) > 1:
-        raise ValueError(f"{name!r} names several entities: {', '.join(sorted(set(keys)))}")
-    return keys[0]
+    if len(matches) == 1:
+        return Resolution(matches[0], new_alias=spelled)
+    return Resolution(None, candidates=tuple(matches))

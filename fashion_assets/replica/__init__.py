@@ -1,10 +1,18 @@
-"""An offline replica of Vogue Runway: the site model, its pages and photos, and its server.
+"""An offline replica of the source sites: Vogue Runway and theImpression, their site models,
+pages and photos, and the server that gives each site and CDN an origin of its own.
 
 The machines have no internet, so tests, the demo and the benchmarks crawl this replica,
-which speaks the real site's page format (shared/sources.md) with its variations and faults.
+which speaks each real site's page format (shared/sources.md for Vogue, docs/theimpression.md
+for theImpression) with its variations and faults.
 """
 
 from fashion_assets.replica.images import photo_body, photo_bytes, warm_photos
+from fashion_assets.replica.impression import (
+    ImpressionArticle,
+    ImpressionSite,
+    RunwaySeason,
+    StreetWeek,
+)
 from fashion_assets.replica.server import (
     FaultPlan,
     ReplicaServer,
@@ -29,6 +37,8 @@ __all__ = [
     "PHOTO_FAULTS",
     "ROBOTS_BLOCKED_BRAND",
     "FaultPlan",
+    "ImpressionArticle",
+    "ImpressionSite",
     "ReplicaBrand",
     "ReplicaGallery",
     "ReplicaPhoto",
@@ -36,6 +46,8 @@ __all__ = [
     "ReplicaShow",
     "ReplicaSite",
     "ReplicaStats",
+    "RunwaySeason",
+    "StreetWeek",
     "build_site",
     "photo_body",
     "photo_bytes",

@@ -1,11 +1,13 @@
-"""The replica's HTTP server: the site and its CDN on two loopback ports, with injected faults.
+"""The replica's HTTP server: Vogue and theImpression, each a site and a CDN on loopback ports.
 
-aiohttp serves both origins from one background event loop because the Scrapy benchmark
-needs a server that is never the bottleneck. Two sockets let tests treat the site and the
-CDN as different hosts (allow-lists, per-host pacing). Transient faults are drawn from a
-seeded ``random.Random`` with a fixed number of draws per request, so a given request
-sequence meets the same faults every run. Counters, the Retry-After bookkeeping and the
-image gate live on the server's loop; the thread-facing methods hop onto it and wait.
+aiohttp serves all four origins from one background event loop because the Scrapy benchmark
+needs a server that is never the bottleneck. A socket per origin lets tests treat each site
+and CDN as a different host (allow-lists, per-host pacing). Every request of every origin
+goes through one ``_Handlers._serve``, so faults, counters and the image gate apply alike.
+Transient faults are drawn from a seeded ``random.Random`` with a fixed number of draws per
+request, so a given request sequence meets the same faults every run. Counters, the
+Retry-After bookkeeping (per origin) and the image gate live on the server's loop; the
+thread-facing methods hop onto it and wait.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from urllib.parse import unquote
 
 from aiohttp import web
 
+from fashion_assets.replica import impression
 from fashion_assets.replica.images import HUGE_BODY_HEAD, HUGE_BODY_SIZE, photo_body, warm_photos
 from fashion_assets.replica.pages import (
     original_url,
@@ -190,11 +193,13 @@ class _Reply:
 
 
 class _Handlers:
-    """Request handling for both origins; lives on the server's loop."""
+    """Request handling for every origin; lives on the server's loop."""
 
     def __init__(self, site: ReplicaSite) -> None:
         self.site = site
         self.cdn_url = ""
+        self.impression_url = ""
+        self.impression_cdn_url = ""
         self.plan = FaultPlan()
         self.rng = random.Random(0)
         self.counters = _Counters()
@@ -204,6 +209,8 @@ class _Handlers:
         self.stopping = asyncio.Event()
         self.pages: dict[str, bytes] = {}
         self.not_found = render_not_found().encode()
+        self.impression_pages: dict[str, bytes] = {}
+        self.impression_not_found = impression.render_not_found().encode()
 
     # -- control -----------------------------------------------------------------------
 
@@ -268,6 +275,18 @@ class _Handlers:
     async def cdn_request(self, request: web.Request) -> web.StreamResponse:
         return await self._serve(request, "cdn", "image", self._photo_reply)
 
+    async def impression_request(self, request: web.Request) -> web.StreamResponse:
+        """theImpression's site: pages, robots, and the photos WordPress keeps as uploads."""
+        path = request.path
+        if path.startswith(impression.UPLOADS_PREFIX):
+            return await self._serve(request, "impression", "image", self._upload_reply)
+        kind = "robots" if path == "/robots.txt" else "page"
+        return await self._serve(request, "impression", kind, self._impression_page_reply,
+                                 not_found=self.impression_not_found)
+
+    async def impression_cdn_request(self, request: web.Request) -> web.StreamResponse:
+        return await self._serve(request, "impression_cdn", "image", self._impression_cdn_reply)
+
     def _page_reply(self, request: web.Request) -> _Reply:
         path = request.path
         if path == "/robots.txt":
@@ -307,21 +326,56 @@ class _Handlers:
         assert brand is not None  # every show belongs to a brand of the same site
         return render_show(brand, show, self.cdn_url)
 
+    def _impression_page_reply(self, request: web.Request) -> _Reply:
+        path = request.path
+        if path == "/robots.txt":
+            return _Reply(200, impression.render_robots().encode(), "text/plain; charset=utf-8")
+        body = self.impression_pages.get(path)
+        if body is None:
+            html = impression.render_page(
+                self.site.impression, path, self.impression_url, self.impression_cdn_url
+            )
+            if html is None:
+                return _Reply(404, self.impression_not_found)
+            body = self.impression_pages[path] = html.encode()
+        return _Reply(200, body)
+
+    def _upload_reply(self, request: web.Request) -> _Reply:
+        """``/wp-content/uploads/YYYY/MM/<name>[-scaled|-WxH].jpg``: every size, same bytes."""
+        photo = self.site.impression.upload(request.path)
+        if photo is None:
+            return _Reply(404, self.impression_not_found)
+        return self._stored_photo_reply(request, photo, self.impression_not_found)
+
+    def _impression_cdn_reply(self, request: web.Request) -> _Reply:
+        """``/<photo_id>/<file name>[?w=<one of its widths>]``: every width, same bytes."""
+        photo = self.site.impression.cdn_photo(request.path, request.query.getall("w", []))
+        if photo is None:
+            return _Reply(404, self.impression_not_found)
+        return self._stored_photo_reply(request, photo, self.impression_not_found)
+
     def _photo_reply(self, request: web.Request) -> _Reply:
         photo = self._photo_at(request.raw_path)
         if photo is None:
             return _Reply(404, self.not_found)
+        if photo.fault == "redirect_same_cdn" and "/master/pass/" not in request.raw_path:
+            return _Reply(302, headers={"Location": original_url(self.cdn_url, photo)})
+        return self._stored_photo_reply(request, photo, self.not_found)
+
+    def _stored_photo_reply(
+        self, request: web.Request, photo: ReplicaPhoto, not_found: bytes
+    ) -> _Reply:
+        """Answer for a photo found at the URL asked, bent by its permanent fault if it has one;
+        shared by both sources, so a fault means the same on every photo origin."""
         fault = photo.fault
         if fault == "gone":
-            return _Reply(404, self.not_found)
+            return _Reply(404, not_found)
         if fault in _REDIRECTS:
             return _Reply(302, headers={"Location": _REDIRECTS[fault]})
         if fault == "redirect_loop":
             return _Reply(302, headers={"Location": request.raw_path})
         if fault == "redirect_no_location":
             return _Reply(302)
-        if fault == "redirect_same_cdn" and "/master/pass/" not in request.raw_path:
-            return _Reply(302, headers={"Location": original_url(self.cdn_url, photo)})
         headers = dict(_PHOTO_HEADERS)
         if fault in ("huge", "huge_chunked"):
             return _Reply(200, content_type="image/jpeg", headers=headers,
@@ -348,6 +402,8 @@ class _Handlers:
         if len(parts) != 6 or parts[1] != "photos" or parts[3] != "master":
             return None
         photo = self.site.photo(parts[2])
+        if self.site.impression.photo(parts[2]) is not None:
+            return None  # a theImpression photo: served by its own origins only
         if photo is None or unquote(parts[5]) != unquote(photo.file_name):
             return None
         size = unquote(parts[4])  # the comma arrives as "," or as "%2C"
@@ -366,7 +422,11 @@ class _Handlers:
         origin: str,
         kind: str,
         reply_for: Callable[[web.Request], _Reply],
+        *,
+        not_found: bytes | None = None,
     ) -> web.StreamResponse:
+        """Count, apply the transient faults, then answer with ``reply_for``; ``not_found`` is
+        the origin's 404 page, for soft 404s (default: Vogue's)."""
         counters, plan, loop = self.counters, self.plan, asyncio.get_running_loop()
         counters.requests[kind] += 1
         counters.by_path[request.path] += 1
@@ -402,7 +462,7 @@ class _Handlers:
         elif error < plan.error_5xx:
             reply = _Reply((500, 502, 503)[int(status_pick * 3)], b"Server Error")
         elif soft < plan.soft_404 and kind == "page":
-            reply = _Reply(404, self.not_found)
+            reply = _Reply(404, self.not_found if not_found is None else not_found)
         elif soft < plan.error_403 and kind == "image":
             reply = _Reply(403, b"Forbidden")
         else:
@@ -487,13 +547,28 @@ def _drop(request: web.Request, response: web.StreamResponse | None = None) -> w
 
 
 class ReplicaServer:
-    """A running replica: both origins on one background loop, driven from any thread."""
+    """A running replica: all four origins on one background loop, driven from any thread.
 
-    def __init__(self, site: ReplicaSite, host: str, port: int, cdn_port: int) -> None:
+    ``base_url`` and ``cdn_url`` are Vogue's site and CDN, ``impression_url`` and
+    ``impression_cdn_url`` theImpression's.
+    """
+
+    def __init__(
+        self,
+        site: ReplicaSite,
+        host: str,
+        port: int,
+        cdn_port: int,
+        impression_port: int = 0,
+        impression_cdn_port: int = 0,
+    ) -> None:
         self.site = site
         self.base_url = ""
         self.cdn_url = ""
-        self._host, self._ports = host, (port, cdn_port)
+        self.impression_url = ""
+        self.impression_cdn_url = ""
+        self._host = host
+        self._ports = (port, cdn_port, impression_port, impression_cdn_port)
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._startup_error: BaseException | None = None
@@ -534,9 +609,13 @@ class ReplicaServer:
         handlers = _Handlers(self.site)
         self._handlers = handlers
         urls = []
-        for handler, port in zip(
-            (handlers.site_request, handlers.cdn_request), self._ports, strict=True
-        ):
+        origins = (
+            handlers.site_request,
+            handlers.cdn_request,
+            handlers.impression_request,
+            handlers.impression_cdn_request,
+        )
+        for handler, port in zip(origins, self._ports, strict=True):
             app = web.Application()
             app.router.add_route("*", "/{tail:.*}", handler)
             runner = web.AppRunner(
@@ -546,11 +625,13 @@ class ReplicaServer:
             self._runners.append(runner)
             await web.TCPSite(runner, self._host, port).start()
             urls.append(f"http://{self._host}:{runner.addresses[0][1]}")
-        self.base_url, self.cdn_url = urls
+        self.base_url, self.cdn_url, self.impression_url, self.impression_cdn_url = urls
         handlers.cdn_url = self.cdn_url
+        handlers.impression_url = self.impression_url
+        handlers.impression_cdn_url = self.impression_cdn_url
 
     def stop(self) -> None:
-        """Release held requests, end hangs, close both sockets and join the loop thread."""
+        """Release held requests, end hangs, close every socket and join the loop thread."""
         if not self._thread.is_alive():
             return
         asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result()
@@ -609,11 +690,29 @@ class ReplicaServer:
             return gate.changed.wait_for(lambda: gate.held >= count, timeout)
 
 
+def origins(server: ReplicaServer) -> dict[str, str]:
+    """The four origins of a running replica, by the names its JSON line gives them."""
+    return {
+        "base_url": server.base_url,
+        "cdn_url": server.cdn_url,
+        "impression_url": server.impression_url,
+        "impression_cdn_url": server.impression_cdn_url,
+    }
+
+
 def start_replica(
-    site: ReplicaSite | None = None, *, host: str = "127.0.0.1", port: int = 0, cdn_port: int = 0
+    site: ReplicaSite | None = None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    cdn_port: int = 0,
+    impression_port: int = 0,
+    impression_cdn_port: int = 0,
 ) -> ReplicaServer:
-    """Start serving ``site`` (default: ``build_site()``); returns once both sockets listen."""
-    server = ReplicaServer(site or build_site(), host, port, cdn_port)
+    """Start serving ``site`` (default: ``build_site()``); returns once every socket listens."""
+    server = ReplicaServer(
+        site or build_site(), host, port, cdn_port, impression_port, impression_cdn_port
+    )
     server._start()
     return server
 
@@ -623,6 +722,8 @@ def serve_forever(
     host: str = "127.0.0.1",
     port: int = 0,
     cdn_port: int = 0,
+    impression_port: int = 0,
+    impression_cdn_port: int = 0,
     brands: int = 3,
     shows: int = 4,
     photos: int = 12,
@@ -633,8 +734,9 @@ def serve_forever(
 ) -> None:
     """Serve a replica until SIGTERM or SIGINT, for a crawler or benchmark in another process.
 
-    Prints ``{"base_url": ..., "cdn_url": ...}`` as one flushed JSON line once both sockets
-    listen, so the parent reads the ports instead of guessing them or sleeping; ``warm``
+    Prints ``{"base_url": ..., "cdn_url": ..., "impression_url": ...,
+    "impression_cdn_url": ...}`` as one flushed JSON line once every socket listens, so the
+    parent reads the ports instead of guessing them or sleeping; ``warm``
     encodes every photo before that line. Call it from
     the main thread (signal handlers can only be installed there).
     """
@@ -646,9 +748,11 @@ def serve_forever(
     stopped = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stopped.set()) for sig in _STOP_SIGNALS}
     try:
-        with start_replica(site, host=host, port=port, cdn_port=cdn_port) as server:
+        with start_replica(site, host=host, port=port, cdn_port=cdn_port,
+                           impression_port=impression_port,
+                           impression_cdn_port=impression_cdn_port) as server:
             if announce is None:
-                print(json.dumps({"base_url": server.base_url, "cdn_url": server.cdn_url}))
+                print(json.dumps(origins(server)))
             else:
                 announce(server)
             sys.stdout.flush()

@@ -1,10 +1,12 @@
-"""The replica's site model: brands, shows and photos, generated deterministically.
+"""The replica's site model: Vogue's brands, shows and photos, and theImpression beside them.
 
-Tests, the demo and the benchmarks all need the same Vogue Runway to crawl without internet,
-so the whole site is a pure function of ``build_site``'s parameters: two builds with the same
-arguments are equal, and a photo's identity, format and faults never change between runs.
-Each brand draws from its own random stream (seeded by the site seed and its slug), so a
-larger site is a superset of a smaller one and counts stay comparable across benchmark sizes.
+Tests, the demo and the benchmarks all need the same two sites to crawl without internet,
+so the whole replica is a pure function of ``build_site``'s parameters: two builds with the
+same arguments are equal, and a photo's identity, format and faults never change between
+runs. Each brand draws from its own random stream (seeded by the site seed and its slug), so
+a larger site is a superset of a smaller one and counts stay comparable across benchmark
+sizes. theImpression (``impression.py``) is built from the Vogue brands, because its runway
+galleries are second sources of the same shows.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from typing import TYPE_CHECKING
 
 from fashion_assets.domain.titles import parse_show_title, season_slug_for
 from fashion_assets.replica.hostile import (
@@ -21,6 +24,9 @@ from fashion_assets.replica.hostile import (
     TOO_LONG_FILE_NAME_CHARS,
     cases_at,
 )
+
+if TYPE_CHECKING:  # impression.py builds on this module, so it is imported where it is used
+    from fashion_assets.replica.impression import ImpressionSite
 
 # Every permanent per-photo fault, as ``ReplicaPhoto.fault`` spells it: the photo cases of
 # the hostile table, which also says what each one serves and what a crawl must record.
@@ -234,13 +240,20 @@ class ReplicaBrand:
         return f"/fashion-shows/designer/{self.slug}"
 
 
+def _no_impression() -> ImpressionSite:
+    from fashion_assets.replica.impression import ImpressionSite
+
+    return ImpressionSite(weeks=(), seasons=())
+
+
 @dataclass(frozen=True)
 class ReplicaSite:
-    """The whole replica; lookups are indexed once because the server answers every request
-    from them."""
+    """The whole replica, Vogue's brands and theImpression; lookups are indexed once because
+    the server answers every request from them."""
 
     brands: tuple[ReplicaBrand, ...]
     seed: int
+    impression: ImpressionSite = field(default_factory=_no_impression)
     _by_slug: dict[str, ReplicaBrand] = field(init=False, repr=False, compare=False)
     _by_path: dict[str, ReplicaShow] = field(init=False, repr=False, compare=False)
     _by_photo: dict[str, ReplicaPhoto] = field(init=False, repr=False, compare=False)
@@ -252,6 +265,7 @@ class ReplicaSite:
             for show in shows
             for photo in (show.cover, *show.photos, *_side_photos(show))
         }
+        photos.update((photo.photo_id, photo) for photo in self.impression.iter_photos())
         object.__setattr__(self, "_by_slug", {brand.slug: brand for brand in self.brands})
         object.__setattr__(self, "_by_path", {show.path: show for show in shows})
         object.__setattr__(self, "_by_photo", photos)
@@ -263,6 +277,7 @@ class ReplicaSite:
         return self._by_path.get(path)
 
     def photo(self, photo_id: str) -> ReplicaPhoto | None:
+        """A photo of either site (their ids never collide: theImpression's are longer)."""
         return self._by_photo.get(photo_id)
 
     def iter_shows(self) -> Iterator[ReplicaShow]:
@@ -270,7 +285,8 @@ class ReplicaSite:
             yield from brand.shows
 
     def iter_photos(self) -> Iterator[ReplicaPhoto]:
-        """Every photo the CDN serves (looks, covers, side galleries), each once."""
+        """Every photo of both sites, each once: Vogue's (looks, covers, side galleries), then
+        theImpression's."""
         return iter(self._by_photo.values())
 
 
@@ -296,8 +312,18 @@ def build_site(
     photos_per_show: int = 12,
     seed: int = 0,
     hostile: bool = True,
+    articles_per_week: int = 3,
+    photos_per_article: int | None = None,
 ) -> ReplicaSite:
-    """Build the replica; ``hostile`` adds the two brands that exercise bad input."""
+    """Build the replica; ``hostile`` adds the two brands that exercise bad input, and
+    theImpression's album of faulty photos.
+
+    theImpression gets ``articles_per_week`` albums per fashion week and a runway gallery for
+    the first two shows of each good brand, each of ``photos_per_article`` photos (default:
+    ``photos_per_show``).
+    """
+    from fashion_assets.replica.impression import build_impression
+
     if brands < 0 or not 1 <= shows_per_brand <= _MAX_SHOWS_PER_BRAND or photos_per_show < 1:
         raise ValueError(
             f"need brands >= 0, 1 <= shows_per_brand <= {_MAX_SHOWS_PER_BRAND}, "
@@ -313,7 +339,14 @@ def build_site(
         )
         robots = _context(seed, "Robots Blocked", ROBOTS_BLOCKED_BRAND)
         built.append(_normal_brand(robots, min(2, shows_per_brand), photos_per_show))
-    return ReplicaSite(brands=tuple(built), seed=seed)
+    impression = build_impression(
+        built,
+        seed=seed,
+        articles_per_week=articles_per_week,
+        photos_per_article=photos_per_show if photos_per_article is None else photos_per_article,
+        hostile=hostile,
+    )
+    return ReplicaSite(brands=tuple(built), seed=seed, impression=impression)
 
 
 def _brand_identity(index: int) -> tuple[str, str]:

@@ -21,6 +21,8 @@ from urllib.parse import urljoin, urlsplit
 
 from parsel import Selector
 
+from fashion_assets.sources.errors import PageParseError
+
 SOURCE = "vogue"
 PUBLIC_BASE_URL = "https://www.vogue.com"
 DIRECTORY_PATH = "/fashion-shows/designers"
@@ -53,22 +55,8 @@ _DESIGNER_PATH_RE = re.compile(r"/fashion-shows/designer/(?P<brand>[a-z0-9-]{1,1
 # `/fashion-shows/designer/<slug>` has the shape of a show path but is a designer page.
 _NOT_A_SEASON = "designer"
 
+# The reason codes of this adapter's PageParseError.
 ParseErrorReason = Literal["no_state", "bad_state_json", "missing_key", "bad_value"]
-
-
-class PageParseError(ValueError):
-    """A page lacks the state or structure the adapter needs.
-
-    ``reason`` is a stable code callers can branch and count on; the message is for people.
-    """
-
-    def __init__(self, reason: ParseErrorReason, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
-
-    def __reduce__(self) -> tuple[type[PageParseError], tuple[str, str]]:
-        """Rebuild with both arguments, so the error survives pickling across processes."""
-        return (type(self), (self.reason, str(self)))
 
 
 @dataclass(frozen=True)

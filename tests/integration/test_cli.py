@@ -36,7 +36,7 @@ def test_crawl_then_status_report_the_same_archive(cli_env: dict[str, str],
 
     code, out = run("crawl", "--brand", brand.slug, "--json")
     assert code == 0, out
-    [summary] = json.loads(out[out.index("{"):])["brands"]
+    [summary] = json.loads(out[out.index("{"):])["crawls"]
     assert summary["shows"]["created"] == len(brand.shows)
     assert (summary["images_stored"], summary["images_missing"]) == (photos, 0)
 
@@ -69,3 +69,40 @@ def test_brands_are_registered_once_and_bad_slugs_refused(cli_env: dict[str, str
     assert CliRunner().invoke(main, ["crawl", "--brand", "../etc"]).exit_code == 2
     result = CliRunner().invoke(main, ["brands", "add", "Chloé"])
     assert result.exit_code == 2 and "not a brand slug" in result.output
+
+
+def test_names_list_merge_and_refusals(cli_env: dict[str, str], replica: ReplicaServer) -> None:
+    week = replica.site.impression.week("stockholm-fashion-week")
+    code, out = run("crawl", "--week", week.slug, "--json")
+    assert code == 0, out
+    [summary] = json.loads(out[out.index("{"):])["crawls"]
+    assert summary["partition"] == week.slug and summary["shows"]["created"] == 0
+
+    code, out = run("names", "list", "--json")
+    assert code == 0, out
+    [name] = json.loads(out)["names"]
+    assert (name["kind"], name["name"], name["waiting"]) == ("city", "Stokholm",
+                                                             len(week.articles))
+    code, out = run("status", "--json")
+    assert json.loads(out)["waiting_for_name"] == len(week.articles)
+
+    code, out = run("names", "merge", str(name["id"]), "stockholm")
+    assert code == 0, out
+    assert f"{len(week.articles)} waiting articles released" in out
+    assert f"fashion-assets crawl --week {week.slug}" in out
+    code, out = run("names", "dismiss", str(name["id"]))
+    assert code == 1 and "merged already" in out
+    code, out = run("names", "merge", "999999", "stockholm")
+    assert code == 1 and "no pending name with id 999999" in out
+    code, out = run("names", "list")
+    assert code == 0 and out.strip() == "no pending names"
+
+    code, out = run("crawl", "--week", week.slug, "--json")
+    [summary] = json.loads(out[out.index("{"):])["crawls"]
+    assert summary["shows"]["created"] == len(week.articles)
+
+
+def test_crawl_needs_something_to_crawl(cli_env: dict[str, str]) -> None:
+    result = CliRunner().invoke(main, ["crawl"])
+
+    assert result.exit_code == 2 and "--brand, --season or --week" in result.output

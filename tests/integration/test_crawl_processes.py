@@ -88,7 +88,7 @@ def test_two_concurrent_runs_of_one_brand_make_no_duplicate_and_both_succeed(
 
     for process, (_, err) in zip(processes, outputs, strict=True):
         assert process.returncode == 0, err[-3000:]
-    summaries = [json.loads(out)["brands"][0] for out, _ in outputs]
+    summaries = [json.loads(out)["crawls"][0] for out, _ in outputs]
     assert all(s["success"] for s in summaries)
     assert drafts(database_url) == expected_drafts(replica, brand)
     assert sum(s["shows"]["created"] for s in summaries) == shows
@@ -118,6 +118,6 @@ def test_a_run_killed_mid_show_then_run_again_loses_nothing_and_duplicates_nothi
 
     assert rerun.returncode == 0, err[-3000:]
     assert drafts(database_url) == expected_drafts(replica, brand)
-    [summary] = json.loads(out)["brands"]
+    [summary] = json.loads(out)["crawls"]
     assert summary["shows"]["skipped_already_ingested"] == 1
     assert summary["shows"]["created"] == len(expected_drafts(replica, brand)) - 1

@@ -240,6 +240,8 @@ def test_demo_runs_from_an_empty_folder_with_the_defaults(
     for brand in brands:
         assert f"\n{brand}: " in result.stdout, f"no summary line for {brand}\n{_output(result)}"
         assert f"{brand}: FAILED" not in result.stdout, _output(result)
+    for week in site.impression.weeks:
+        assert f"\n{week.slug}: " in result.stdout, f"no line for {week.slug}\n{_output(result)}"
 
     home = elsewhere / ".fashion"
     catalog = home / "catalog.db"
@@ -247,8 +249,12 @@ def test_demo_runs_from_an_empty_folder_with_the_defaults(
     with sqlite3.connect(catalog) as conn:
         registered = {slug for (slug,) in conn.execute("SELECT slug FROM brands")}
         versions = [v for (v,) in conn.execute("SELECT version FROM schema_migrations")]
+        street = conn.execute("SELECT count(*) FROM street_snap_drafts").fetchone()[0]
+        second_source = conn.execute("SELECT count(*) FROM brand_runway_drafts"
+                                     " WHERE source = 'theimpression'").fetchone()[0]
     assert registered == set(brands)
-    assert "0001" in versions
+    assert versions == ["0001", "0002"]
+    assert street > 0 and second_source > 0, _output(result)
     objects = [p for p in (home / "objects").rglob("*") if p.is_file()]
     assert objects, "the demo stored no photo in ./.fashion/objects"
 

@@ -30,6 +30,12 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 BRANDS = ("acne-studios", "maison-martin-margiela")
 RUNWAY_ASSETS = ("runway_show_listings", "runway_image_manifests", "runway_drafts")
+# theImpression's assets, by group; their partitions (seasons, fashion weeks) start empty.
+IMPRESSION_ASSETS = {
+    "impression_runway": ("impression_runway_listings", "impression_runway_manifests",
+                          "impression_runway_drafts"),
+    "street_style": ("street_style_listings", "street_snap_drafts"),
+}
 LOCATION = "fashion_assets"
 # A loaded 2-core machine needs a while to import Dagster twice (webserver and code server).
 STARTUP_DEADLINE_S = 90.0
@@ -215,10 +221,14 @@ def test_webserver_shows_the_runway_assets_with_brand_partitions(webserver: Webs
         assert node["groupName"] == "runway", node
         assert node["isPartitioned"], node
         assert sorted(node["partitionKeys"]) == sorted(BRANDS), node
+    for group, names in IMPRESSION_ASSETS.items():
+        for name in names:
+            assert nodes[name]["groupName"] == group and nodes[name]["isPartitioned"], name
 
     repositories = data["repositoriesOrError"]
     assert repositories["__typename"] == "RepositoryConnection", repositories
     [repository] = [r for r in repositories["nodes"] if r["location"]["name"] == LOCATION]
-    assert "runway_crawl" in {j["name"] for j in repository["jobs"]}, repository["jobs"]
-    assert "brand_partitions_sensor" in {s["name"] for s in repository["sensors"]}, (
-        repository["sensors"])
+    assert {"runway_crawl", "impression_runway_crawl", "street_style_crawl"} <= {
+        j["name"] for j in repository["jobs"]}, repository["jobs"]
+    assert {"brand_partitions_sensor", "runway_season_partitions_sensor"} <= {
+        s["name"] for s in repository["sensors"]}, repository["sensors"]

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from fashion_assets.domain.names import Resolution, normalize_name, resolve_name
+from fashion_assets.domain.names import (
+    MAX_NAME_CHARS,
+    Resolution,
+    clean_name,
+    name_slug,
+    normalize_name,
+    resolve_name,
+)
 
 DESIGNERS = Path(__file__).parents[1] / "data" / "vogue_designers.txt"
 
@@ -55,11 +62,33 @@ def test_an_unknown_name_is_pending_not_invented() -> None:
     assert resolve_name("...", BRANDS).pending
 
 
-def test_a_name_shared_by_two_entities_is_refused() -> None:
-    clash = {**BRANDS, "celine-2": ["CELINE"]}
+def test_a_name_shared_by_two_entities_is_pending_with_both_as_candidates() -> None:
+    clash = {**BRANDS, "celine-2": ["CELINE"], "celine-3": ["Céline"]}
 
-    with pytest.raises(ValueError, match="several entities"):
-        resolve_name("celine", clash)
+    assert resolve_name("celine", clash) == Resolution(
+        None, candidates=("celine", "celine-2", "celine-3"))
+    assert resolve_name("Céline", clash) == Resolution(None, candidates=("celine", "celine-3"))
+    assert resolve_name("CELINE", clash) == Resolution("celine-2")
+
+
+def test_control_characters_and_spacing_are_cleaned_before_matching() -> None:
+    assert resolve_name(" Dolce\x00 &  Gabbana\n", BRANDS) == Resolution("dolce-gabbana")
+    assert clean_name("a" * 500) == "a" * MAX_NAME_CHARS
+
+
+@pytest.mark.parametrize(("name", "slug"), [
+    ("São Paulo", "sao-paulo"),
+    ("Maison Inconnue", "maison-inconnue"),
+    ("Dolce & Gabbana", "dolce-and-gabbana"),
+    ("A.P.C.", "a-p-c"),
+])
+def test_an_approved_name_gets_a_slug(name: str, slug: str) -> None:
+    assert name_slug(name) == slug
+
+
+def test_a_name_without_letters_has_no_slug() -> None:
+    with pytest.raises(ValueError, match="no letters"):
+        name_slug("...")
 
 
 def test_every_real_designer_name_normalizes_to_something() -> None:

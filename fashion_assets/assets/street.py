@@ -1,0 +1,118 @@
+"""Street-style assets, partitioned by fashion week: listing -> drafts.
+
+One partition per theImpression listing page (``copenhagen-fashion-week``), so one week can
+be re-run or backfilled alone. The albums are keyed by city and the crawl's month (read once
+per run from the ``clock`` resource), whatever week partition they were listed under.
+"""
+
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+
+from fashion_assets.catalog import street as street_catalog
+from fashion_assets.crawl import loop
+from fashion_assets.crawl.http import Fetcher
+from fashion_assets.crawl.impression import crawl_week_listing
+from fashion_assets.crawl.street import ArticleResult, ingest_articles
+from fashion_assets.partitions import fashion_week_partitions
+from fashion_assets.progress import ProgressLog
+from fashion_assets.report import ingest_counts, markdown_table
+from fashion_assets.resources import (
+    CatalogResource,
+    ClockResource,
+    CrawlerResource,
+    ObjectStoreResource,
+    TheImpressionSourceResource,
+)
+
+GROUP = "street_style"
+OWNERS = ["team:fashion-assets"]
+
+
+@asset(
+    partitions_def=fashion_week_partitions,
+    group_name=GROUP,
+    owners=OWNERS,
+    kinds={"python", "sql"},
+    description="Every street-style article a fashion week's listing shows (all pages), "
+                "keyed by its city and the crawl's year and month. A city no name matches "
+                "holds the articles as waiting for an editor (fashion-assets names list).",
+)
+def street_style_listings(context: AssetExecutionContext, catalog: CatalogResource,
+                          theimpression: TheImpressionSourceResource,
+                          crawler: CrawlerResource, clock: ClockResource) -> MaterializeResult:
+    week = context.partition_key
+    engine = catalog.engine()
+    site = theimpression.site()
+    now = clock.now()
+
+    async def run():
+        async with Fetcher(crawler.http_policy(), theimpression.host_policy()) as fetcher:
+            return await crawl_week_listing(fetcher, site, engine, week, now=now,
+                                            run_id=context.run.run_id, limits=crawler.limits())
+
+    listing = loop.run(run())
+    city = listing.city or f"waiting: {listing.city_name!r} is not a known city"
+    context.log.info(f"{week}: {len(listing.articles)} articles on {listing.pages} pages, "
+                     f"{listing.new_articles} new, city {city}")
+    for note in listing.skipped:
+        context.log.warning(f"{week}: skipped listing entry: {note}")
+    return MaterializeResult(metadata={
+        "city_name": listing.city_name,
+        "city": listing.city or "",
+        "period": f"{listing.period.year:04d}-{listing.period.month:02d}",
+        "pages": listing.pages,
+        "articles": len(listing.articles),
+        "new_articles": listing.new_articles,
+        "waiting_for_name": sum(h.outcome == "waiting_for_name" for h in listing.held),
+        "skipped_entries": len(listing.skipped),
+        "articles_table": MetadataValue.md(markdown_table(
+            ["#", "title", "source URL"],
+            [(a.listing_position, a.title, a.source_key.source_url) for a in listing.articles])),
+    })
+
+
+@asset(
+    partitions_def=fashion_week_partitions,
+    group_name=GROUP,
+    owners=OWNERS,
+    kinds={"python", "sql", "s3"},
+    deps=[street_style_listings],
+    description="One street-snap draft per article, waiting for review, with every photo "
+                "stored once under the sha1 of its bytes. An article already drafted (any "
+                "status) is skipped before any download.",
+)
+def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
+                       store: ObjectStoreResource, theimpression: TheImpressionSourceResource,
+                       crawler: CrawlerResource) -> MaterializeResult:
+    week = context.partition_key
+    engine = catalog.engine()
+    site = theimpression.site()
+    object_store = store.open()
+    articles = street_catalog.week_articles(engine, week, site.source)
+    progress = ProgressLog(context.log.info, len(articles))
+
+    def on_result(r: ArticleResult) -> None:
+        key = r.article.entity_key
+        progress.add(f"{week} {key.city} {key.year}-{key.month:02d} {r.article.source_path}: "
+                     f"{r.outcome.value} ({r.images_stored} stored, {r.images_missing} missing)"
+                     f"{' - ' + r.reason if r.reason else ''}")
+
+    async def run():
+        async with Fetcher(crawler.http_policy(), theimpression.host_policy()) as fetcher:
+            results = await ingest_articles(fetcher, object_store, engine, site, articles,
+                                            run_id=context.run.run_id, limits=crawler.limits(),
+                                            on_result=on_result)
+            return results, fetcher.counters
+
+    results, counters = loop.run(run())
+    progress.flush()
+    return MaterializeResult(metadata={
+        **ingest_counts("articles_", results, counters, object_store.url),
+        "articles_table": MetadataValue.md(markdown_table(
+            ["album", "article", "outcome", "draft", "stored", "missing", "note"],
+            [(f"{r.article.city} {r.article.year}-{r.article.month:02d}",
+              r.article.source_path, r.outcome.value, r.draft_id, r.images_stored,
+              r.images_missing, r.reason) for r in results])),
+    })
+
+
+street_assets = [street_style_listings, street_snap_drafts]

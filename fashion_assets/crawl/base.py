@@ -1,0 +1,102 @@
+"""What every crawl shares: where a source is, how fast to go, galleries and stored photos.
+
+A gallery is a source page's ordered photos (a Vogue show page, a theImpression article),
+read by that source's adapter; storing a photo is the same for every source: fetch, check the
+bytes, put them create-only under their sha1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+
+from fashion_assets.catalog.runway import ManifestImage, MissingImage, StoredImage
+from fashion_assets.crawl.http import Fetcher
+from fashion_assets.domain.media import MediaLimits, inspect_image
+from fashion_assets.storage import ObjectStore, object_key
+
+
+@dataclass(frozen=True)
+class Gallery:
+    """A page's gallery: its title and ordered photos, as the adapter read them."""
+
+    title: str
+    images: tuple[ManifestImage, ...]
+    expected_images: int
+    skipped: tuple[str, ...]
+
+
+# (page HTML, the URL it was fetched from) -> Gallery; raises ValueError (the adapter's
+# PageParseError, whose ``reason`` is a stable code) when the page has no gallery to read.
+GalleryReader = Callable[[str, str], Gallery]
+
+
+@dataclass(frozen=True)
+class SourceSite:
+    """Where a source is fetched from, the public address its drafts record, and how its
+    gallery pages are read."""
+
+    source: str
+    base_url: str
+    public_base_url: str
+    read_gallery: GalleryReader
+    image_hosts: Collection[str] = ()
+
+    def url(self, path: str) -> str:
+        return self.base_url.rstrip("/") + path
+
+
+@dataclass(frozen=True)
+class CrawlLimits:
+    image_concurrency: int = 16
+    show_concurrency: int = 4
+    max_page_bytes: int = 10 * 1024 * 1024
+    max_listing_pages: int = 50
+    media: MediaLimits = field(default_factory=MediaLimits)
+
+
+def parse_error_reason(exc: ValueError) -> str:
+    """The adapter's reason code of a parse error, for the log."""
+    return f"{getattr(exc, 'reason', 'bad_page')}: {exc}"
+
+
+async def store_photos(fetcher: Fetcher, store: ObjectStore, images: Sequence[ManifestImage],
+                       limits: CrawlLimits, slots: asyncio.Semaphore
+                       ) -> tuple[list[StoredImage], list[MissingImage]]:
+    """Fetch, check and store every photo; the ones that fail come back with their reason.
+
+    Durable before returning (``store.sync``), so a draft that references them may commit.
+    Raises ``OSError`` when the store itself fails: nothing may be drafted then.
+    """
+    async def one(image: ManifestImage) -> StoredImage | MissingImage:
+        async with slots:
+            return await store_photo(fetcher, store, image, limits)
+
+    outcomes = await asyncio.gather(*(one(image) for image in images))
+    await asyncio.to_thread(store.sync)
+    return ([o for o in outcomes if isinstance(o, StoredImage)],
+            [o for o in outcomes if isinstance(o, MissingImage)])
+
+
+async def store_photo(fetcher: Fetcher, store: ObjectStore, image: ManifestImage,
+                      limits: CrawlLimits) -> StoredImage | MissingImage:
+    fetched = await fetcher.fetch(image.url, max_bytes=limits.media.max_bytes)
+    if not fetched.ok:
+        return MissingImage(image.position, image.url, str(fetched.error), fetched.detail)
+    verdict = inspect_image(fetched.body, limits.media)
+    if not verdict.ok:
+        return MissingImage(image.position, image.url, str(verdict.reason), verdict.detail or "")
+    assert verdict.content_type is not None
+    key = object_key(fetched.body)
+    # Create-only: a key that exists holds these very bytes already, so it is not written again.
+    await asyncio.to_thread(store.put, key, fetched.body, verdict.content_type)
+    return StoredImage(image.position, key, image.url, verdict.content_type, verdict.width,
+                       verdict.height, len(fetched.body))
+
+
+def missing_note(missing: Sequence[MissingImage]) -> str:
+    if not missing:
+        return ""
+    return "missing: " + ", ".join(f"#{m.position} {m.reason}" for m in missing[:20]) + (
+        f" and {len(missing) - 20} more" if len(missing) > 20 else "")

@@ -1,0 +1,202 @@
+"""theImpression end to end over the replica: its runway galleries as a second source of
+Vogue's shows, street-style albums keyed by the crawl's month, and names that wait.
+
+Runs through Dagster on SQLite and PostgreSQL, with photos on disk and on the S3 API server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+from dagster import DagsterInstance
+
+from fashion_assets.catalog.names import approve_name, list_pending, merge_name
+from fashion_assets.replica import (
+    ReplicaPhoto,
+    ReplicaServer,
+    ReplicaSite,
+    build_site,
+    photo_bytes,
+    start_replica,
+)
+from fashion_assets.resources import catalog_engine
+from fashion_assets.runs import crawl_partitions
+from tests.catalog_db import query, snapshot
+from tests.conftest import normal_brands, pipeline_env
+
+PUBLIC = "https://theimpression.com"
+
+
+def _keys(site: ReplicaSite, photos: Iterable[ReplicaPhoto]) -> list[str]:
+    return [hashlib.sha1(photo_bytes(site, p.photo_id)).hexdigest() for p in photos]
+
+
+def _draft_keys(database_url: str, table: str, source_url: str) -> list[str]:
+    images = "brand_runway_draft_images" if table == "brand_runway_drafts" else (
+        "street_snap_draft_images")
+    return [k for (k,) in query(
+        database_url, f"SELECT i.object_key FROM {images} i JOIN {table} d ON d.id = i.draft_id"
+                      " WHERE d.source_url = :u ORDER BY i.position", u=source_url)]
+
+
+def test_one_show_is_drafted_from_both_sources_under_one_entity_key(
+        tmp_path: Path, database_url: str, store_url: str, replica: ReplicaServer) -> None:
+    env = pipeline_env(tmp_path, database_url, store_url, replica)
+    brands = normal_brands(replica)
+    galleries = [a for season in replica.site.impression.seasons for a in season.articles
+                 if a.brand_slug is not None]
+    seasons = sorted({a.season_code for a in galleries})
+    instance = DagsterInstance.ephemeral()
+
+    runs = crawl_partitions([("brand", b.slug) for b in brands]
+                            + [("season", code) for code in seasons], instance, env)
+
+    assert all(r["success"] for r in runs), runs
+    for gallery in galleries:
+        url = PUBLIC + gallery.path
+        vogue_url = f"https://www.vogue.com/fashion-shows/{gallery.season_code}/{gallery.brand_slug}"
+        rows = query(database_url, "SELECT source, source_url FROM brand_runway_drafts"
+                                   " WHERE brand_slug = :b AND season_code = :c ORDER BY source",
+                     b=gallery.brand_slug, c=gallery.season_code)
+        assert rows == [("theimpression", url), ("vogue", vogue_url)], gallery.slug
+        assert _draft_keys(database_url, "brand_runway_drafts", url) == _keys(
+            replica.site, gallery.photos)
+    # Designers spelled another way (upper case, no accents) resolved through normalization,
+    # and each new spelling was recorded once, as an alias of the brand Vogue lists.
+    variants = {(a.designer, a.brand_slug) for a in galleries
+                if a.designer != replica.site.brand(a.brand_slug).name}
+    assert variants
+    aliases = query(database_url, "SELECT alias, entity_slug, origin FROM name_aliases"
+                                  " WHERE kind = 'brand' AND origin = 'normalization'")
+    assert sorted((a, e) for a, e, _ in aliases) == sorted(variants)
+
+    before = snapshot(database_url)
+    replica.reset_stats()
+    again = crawl_partitions([("season", code) for code in seasons], instance, env)
+
+    assert all(r["success"] for r in again)
+    assert replica.stats().image_requests == 0 and snapshot(database_url) == before
+    assert query(database_url, "SELECT count(*) FROM name_aliases WHERE origin ="
+                               " 'normalization'") == [(len(variants),)]
+
+
+def test_an_unknown_designer_waits_and_is_drafted_once_approved(
+        tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
+    [unknown] = [a for s in replica.site.impression.seasons for a in s.articles
+                 if a.brand_slug is None]
+    instance = DagsterInstance.ephemeral()
+    engine = catalog_engine(database_url)
+    crawl_partitions([("brand", b.slug) for b in normal_brands(replica)], instance, env)
+    replica.reset_stats()
+
+    [first] = crawl_partitions([("season", unknown.season_code)], instance, env)
+
+    assert first["success"]
+    [pending] = list_pending(engine)
+    assert (pending.kind, pending.name, pending.waiting) == ("brand", unknown.designer, 1)
+    assert query(database_url, "SELECT count(*) FROM brand_runway_drafts WHERE source_url = :u",
+                 u=PUBLIC + unknown.path) == [(0,)]
+    assert query(database_url, "SELECT outcome FROM ingest_log WHERE source_url = :u",
+                 u=PUBLIC + unknown.path) == [("waiting_for_name",)]
+    assert not any(unknown.photos[0].photo_id in path for path in replica.stats().by_path)
+    assert query(database_url, "SELECT count(*) FROM brands WHERE slug = 'maison-inconnue'"
+                 ) == [(0,)]
+
+    release = approve_name(engine, pending.id, editor="test")
+    [second] = crawl_partitions([("season", unknown.season_code)], instance, env)
+
+    assert release.entity_slug == "maison-inconnue" and release.articles_released == 1
+    assert second["success"] and second["shows"]["created"] == 1
+    assert query(database_url, "SELECT brand_slug, season_code FROM brand_runway_drafts"
+                               " WHERE source_url = :u", u=PUBLIC + unknown.path) == [
+        ("maison-inconnue", unknown.season_code)]
+    assert _draft_keys(database_url, "brand_runway_drafts", PUBLIC + unknown.path) == _keys(
+        replica.site, unknown.photos)
+
+
+@pytest.fixture
+def growing_replicas() -> Iterator[tuple[ReplicaServer, ReplicaServer]]:
+    """The same site twice, the second with one more article per fashion week."""
+    servers = [start_replica(build_site(brands=0, photos_per_show=6, hostile=False,
+                                        articles_per_week=count)) for count in (1, 2)]
+    yield servers[0], servers[1]
+    for server in servers:
+        server.stop()
+
+
+def test_street_albums_are_keyed_by_crawl_month_and_a_recrawl_skips_by_source_key(
+        tmp_path: Path, database_url: str, store_url: str,
+        growing_replicas: tuple[ReplicaServer, ReplicaServer]) -> None:
+    february, march = growing_replicas
+    week = march.site.impression.week("copenhagen-fashion-week")
+    old, new = week.articles[-1], week.articles[0]  # listings are newest first
+    assert february.site.impression.week(week.slug).articles == (old,)
+    instance = DagsterInstance.ephemeral()
+
+    [first] = crawl_partitions([("week", week.slug)], instance, pipeline_env(
+        tmp_path, database_url, store_url, february, FASHION_CLOCK="2026-02-27T23:59:59"))
+    [second] = crawl_partitions([("week", week.slug)], instance, pipeline_env(
+        tmp_path, database_url, store_url, march, FASHION_CLOCK="2026-03-02T08:00:00+00:00"))
+
+    assert first["success"] and second["success"]
+    assert (first["shows"]["created"], second["shows"]["created"],
+            second["shows"]["skipped_already_ingested"]) == (1, 1, 1)
+    drafts = query(database_url, "SELECT source_url, city, year, month FROM street_snap_drafts"
+                                 " ORDER BY id")
+    assert drafts == [(PUBLIC + old.path, "copenhagen", 2026, 2),
+                      (PUBLIC + new.path, "copenhagen", 2026, 3)]
+    assert _draft_keys(database_url, "street_snap_drafts", PUBLIC + new.path) == _keys(
+        march.site, new.photos)
+    log = query(database_url, "SELECT source_url, outcome FROM ingest_log WHERE stage = 'ingest'"
+                              " ORDER BY id")
+    assert log == [(PUBLIC + old.path, "created"), (PUBLIC + old.path, "skipped_already_ingested"),
+                   (PUBLIC + new.path, "created")]
+
+
+def test_an_unknown_city_is_held_as_pending_and_released_by_a_merge(
+        tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica,
+                       FASHION_CLOCK="2026-09-14T12:00:00")
+    week = replica.site.impression.week("stockholm-fashion-week")
+    instance = DagsterInstance.ephemeral()
+    engine = catalog_engine(database_url)
+
+    [held] = crawl_partitions([("week", week.slug)], instance, env)
+
+    assert held["success"] and held["shows"]["created"] == 0
+    [pending] = list_pending(engine)
+    assert (pending.kind, pending.name, pending.waiting) == ("city", "Stokholm",
+                                                             len(week.articles))
+    assert query(database_url, "SELECT count(*) FROM street_style_articles") == [(0,)]
+
+    release = merge_name(engine, pending.id, "stockholm", editor="test")
+    [drafted] = crawl_partitions([("week", week.slug)], instance, env)
+
+    assert release.partitions == (("street", week.slug),)
+    assert drafted["shows"]["created"] == len(week.articles)
+    assert query(database_url, "SELECT DISTINCT city, year, month FROM street_snap_drafts") == [
+        ("stockholm", 2026, 9)]
+    assert query(database_url, "SELECT alias, entity_slug FROM name_aliases WHERE alias ="
+                               " 'Stokholm'") == [("Stokholm", "stockholm")]
+
+
+def test_a_city_spelled_without_its_accent_is_recorded_once_as_an_alias(
+        tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
+    week = replica.site.impression.week("sao-paulo-fashion-week")
+    instance = DagsterInstance.ephemeral()
+
+    runs = [crawl_partitions([("week", week.slug)], instance, env)[0] for _ in range(2)]
+
+    assert all(r["success"] for r in runs)
+    assert runs[0]["shows"]["created"] == len(week.articles)
+    assert query(database_url, "SELECT alias, entity_slug, origin FROM name_aliases"
+                               " WHERE kind = 'city' AND entity_slug = 'sao-paulo'"
+                               " AND origin <> 'seed'") == [
+        ("Sao Paulo", "sao-paulo", "normalization")]
+    assert {c for (c,) in query(database_url, "SELECT city FROM street_snap_drafts")} == {
+        "sao-paulo"}
