@@ -79,10 +79,11 @@ class _Pages:
 
 async def fetch_listing(fetcher: Fetcher, site: SourceSite, engine: Engine,
                         path_of: Callable[[int], str], partition: str, *, run_id: str,
-                        limits: CrawlLimits) -> _Pages:
+                        limits: CrawlLimits, absent_ok: bool = False) -> _Pages:
     """Fetch a listing from its first page, following "next" while it stays on the listing.
 
-    The first page failing fails the listing (``ListingError``: nothing to crawl); a later
+    The first page failing fails the listing (``ListingError``: nothing to crawl), except a
+    first page the site does not have (404) when ``absent_ok``: an empty listing. A later
     page failing keeps what was read and says so, and the next run reads the rest.
     """
     entries: dict[str, theimpression.ListedArticle] = {}
@@ -91,6 +92,11 @@ async def fetch_listing(fetcher: Fetcher, site: SourceSite, engine: Engine,
     allowed = {path_of(n) for n in range(2, limits.max_listing_pages + 1)}
     while path:
         fetched = await fetcher.fetch(site.url(path), max_bytes=limits.max_page_bytes)
+        if pages == 0 and absent_ok and fetched.error == "not_found":
+            await asyncio.to_thread(runway_catalog.write_log, engine, [LogEntry(
+                run_id, "", site.source, site.public_base_url + path, "listing", "not_listed",
+                reason="the source has no such listing (404)", partition_key=partition)])
+            return _Pages("", (), 0, ("the source has no such listing (404): nothing to crawl",))
         try:
             if not fetched.ok:
                 raise ValueError(f"{fetched.error}: {fetched.detail}")
@@ -161,9 +167,10 @@ async def crawl_season_listing(fetcher: Fetcher, site: SourceSite, engine: Engin
     from the gallery's title; a gallery titled for another season is skipped. A designer no
     brand matches holds the gallery as waiting for an editor.
     """
+    # The season partitions follow Vogue's seasons; theImpression covers only some of them.
     listing = await fetch_listing(
         fetcher, site, engine, lambda n: theimpression.runway_listing_path(season_code, n),
-        season_code, run_id=run_id, limits=limits)
+        season_code, run_id=run_id, limits=limits, absent_ok=True)
     notes = list(listing.notes)
     entries: list[tuple[str, str, theimpression.ListedArticle, int]] = []
     for position, entry in enumerate(listing.entries, start=1):

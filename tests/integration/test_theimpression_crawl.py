@@ -11,10 +11,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
-from dagster import DagsterInstance
+from dagster import DagsterInstance, materialize
 
+from bench.reliability import FAULT_CLIENT_ENV, FAULTS
+from fashion_assets.assets.runway import runway_show_listings
 from fashion_assets.catalog.names import approve_name, list_pending, merge_name
 from fashion_assets.replica import (
+    HOSTILE_BRAND,
     ReplicaPhoto,
     ReplicaServer,
     ReplicaSite,
@@ -22,7 +25,7 @@ from fashion_assets.replica import (
     photo_bytes,
     start_replica,
 )
-from fashion_assets.resources import catalog_engine
+from fashion_assets.resources import catalog_engine, resources_from_env
 from fashion_assets.runs import crawl_partitions
 from tests.catalog_db import query, snapshot
 from tests.conftest import normal_brands, pipeline_env
@@ -200,3 +203,84 @@ def test_a_city_spelled_without_its_accent_is_recorded_once_as_an_alias(
         ("Sao Paulo", "sao-paulo", "normalization")]
     assert {c for (c,) in query(database_url, "SELECT city FROM street_snap_drafts")} == {
         "sao-paulo"}
+
+
+def test_bad_photos_of_a_street_album_are_recorded_and_the_rest_is_drafted(
+        tmp_path: Path, database_url: str, store_url: str, replica: ReplicaServer) -> None:
+    env = pipeline_env(tmp_path, database_url, store_url, replica)
+    week = replica.site.impression.week("copenhagen-fashion-week")
+    [hostile] = [a for a in week.articles if any(p.fault for p in a.photos)]
+
+    [run] = crawl_partitions([("week", week.slug)], DagsterInstance.ephemeral(), env)
+
+    assert run["success"] and run["shows"]["created"] == len(week.articles)
+    good = [p for p in hostile.photos if not p.fault]
+    assert _draft_keys(database_url, "street_snap_drafts", PUBLIC + hostile.path) == _keys(
+        replica.site, good)
+    recorded = dict(query(database_url, "SELECT m.position, m.reason FROM street_missing_images m"
+                                        " JOIN street_style_articles a ON a.id = m.article_id"))
+    by_fault = {p.fault: recorded[position]
+                for position, p in enumerate(hostile.photos, start=1) if p.fault}
+    assert by_fault == {"gone": "not_found", "html": "html", "empty": "empty",
+                        "not_image": "not_an_image", "truncated": "truncated"}
+    [(reason,)] = query(database_url, "SELECT reason FROM ingest_log WHERE source_url = :u",
+                        u=PUBLIC + hostile.path)
+    assert reason.startswith("missing: ") and "not_found" in reason
+
+
+def test_the_city_prefixes_of_vogue_titles_resolve_to_canonical_cities(
+        tmp_path: Path, database_url: str) -> None:
+    with start_replica(build_site(brands=0, photos_per_show=2)) as server:
+        env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server)
+        instance = DagsterInstance.ephemeral()
+        instance.add_dynamic_partitions("brands", [HOSTILE_BRAND])
+        result = materialize([runway_show_listings], resources=resources_from_env(env),
+                             partition_key=HOSTILE_BRAND, instance=instance)
+
+    assert result.success
+    cities = set(query(database_url, "SELECT city_name, city, city_pending_id FROM runway_shows"
+                                     " WHERE city_name IS NOT NULL"))
+    assert {("Tokyo", "tokyo", None), ("São Paolo", "sao-paulo", None)} <= cities
+    assert query(database_url, "SELECT count(*) FROM pending_names") == [(0,)]
+
+
+def test_theimpression_under_transient_faults_drafts_what_a_fault_free_crawl_drafts(
+        tmp_path: Path, database_url: str) -> None:
+    site = build_site(brands=1, shows_per_brand=1, photos_per_show=6, hostile=False, seed=5,
+                      articles_per_week=2)
+    [gallery] = [a for s in site.impression.seasons for a in s.articles if a.brand_slug]
+    targets = [("brand", gallery.brand_slug), ("season", gallery.season_code),
+               ("week", "copenhagen-fashion-week"), ("week", "paris-fashion-week")]
+    with start_replica(site) as server:
+        server.set_faults(FAULTS)
+        env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server,
+                           **FAULT_CLIENT_ENV)
+        runs = crawl_partitions(targets, DagsterInstance.ephemeral(), env)
+        stats = server.stats()
+
+    assert all(r["success"] for r in runs), runs
+    assert stats.retry_after_violations == 0 and stats.dropped and stats.by_status.get(429)
+    albums = [a for slug in ("copenhagen-fashion-week", "paris-fashion-week")
+              for a in site.impression.week(slug).articles]
+    for article in albums:
+        assert _draft_keys(database_url, "street_snap_drafts", PUBLIC + article.path) == _keys(
+            site, article.photos), article.slug
+    assert _draft_keys(database_url, "brand_runway_drafts", PUBLIC + gallery.path) == _keys(
+        site, gallery.photos)
+
+
+def test_a_season_theimpression_does_not_cover_is_empty_and_an_unknown_week_fails(
+        tmp_path: Path, replica: ReplicaServer) -> None:
+    database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
+
+    season, week = crawl_partitions([("season", "spring-1990-couture"),
+                                     ("week", "atlantis-fashion-week")],
+                                    DagsterInstance.ephemeral(), env)
+
+    assert season["success"] and season["shows"]["created"] == 0
+    assert not week["success"] and "not_found" in week["error"]
+    assert query(database_url, "SELECT partition_key, stage, outcome FROM ingest_log"
+                               " ORDER BY id") == [
+        ("spring-1990-couture", "listing", "not_listed"),
+        ("atlantis-fashion-week", "listing", "failed")]
