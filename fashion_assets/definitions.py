@@ -4,9 +4,13 @@ from collections.abc import Mapping
 
 from dagster import AssetSelection, Definitions, define_asset_job
 
+from fashion_assets.assets.catalog import approved_drafts, catalog_entries
+from fashion_assets.assets.checks import catalog_checks
 from fashion_assets.assets.runway import impression_runway_assets, runway_assets
 from fashion_assets.assets.street import street_assets
+from fashion_assets.jobs.cleanup import build_media_cleanup_job, build_media_cleanup_schedule
 from fashion_assets.resources import resources_from_env
+from fashion_assets.sensors.approved_drafts import approved_drafts_sensor
 from fashion_assets.sensors.brand_partitions import brand_partitions_sensor
 from fashion_assets.sensors.runway_seasons import runway_season_partitions_sensor
 
@@ -23,6 +27,13 @@ impression_runway_crawl_job = define_asset_job(
                 "shows as Vogue's.",
 )
 
+promote_approved_drafts_job = define_asset_job(
+    "promote_approved_drafts",
+    selection=AssetSelection.assets(approved_drafts, catalog_entries),
+    description="Promote every approved draft into the catalog (launched by "
+                "approved_drafts_sensor).",
+)
+
 street_style_crawl_job = define_asset_job(
     "street_style_crawl",
     selection=AssetSelection.groups("street_style"),
@@ -33,9 +44,14 @@ street_style_crawl_job = define_asset_job(
 def build_definitions(env: Mapping[str, str] | None = None) -> Definitions:
     """The definitions with resources configured from ``env`` (default: os.environ)."""
     return Definitions(
-        assets=[*runway_assets, *impression_runway_assets, *street_assets],
-        jobs=[runway_crawl_job, impression_runway_crawl_job, street_style_crawl_job],
-        sensors=[brand_partitions_sensor, runway_season_partitions_sensor],
+        assets=[*runway_assets, *impression_runway_assets, *street_assets,
+                approved_drafts, catalog_entries],
+        asset_checks=catalog_checks,
+        jobs=[runway_crawl_job, impression_runway_crawl_job, street_style_crawl_job,
+              promote_approved_drafts_job, build_media_cleanup_job(env)],
+        schedules=[build_media_cleanup_schedule(env)],
+        sensors=[brand_partitions_sensor, runway_season_partitions_sensor,
+                 approved_drafts_sensor],
         resources=resources_from_env(env),
     )
 

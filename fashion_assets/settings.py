@@ -58,6 +58,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_OBEY_ROBOTS", "true", "Obey the sources' robots.txt."),
     Setting("FASHION_USER_AGENT", "fashion-assets/0.1 (+https://github.com/fashion-assets)",
             "User-Agent sent with every request."),
+    Setting("FASHION_CLEANUP_GRACE_HOURS", "24", "Media cleanup deletes an unreferenced object "
+            "only once it is this many hours old, so an ingest in flight keeps its photos."),
+    Setting("FASHION_CLEANUP_CRON", "0 4 * * *", "When the media_cleanup_schedule runs (cron, "
+            "UTC)."),
 )
 
 _DEFAULTS = {s.env: s.default for s in SETTINGS}

@@ -12,14 +12,9 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy import Connection, Engine, text
 
+from fashion_assets.catalog.entities import RUNWAY, in_catalog
 from fashion_assets.domain.ingest import Outcome
 from fashion_assets.domain.runway import RunwayEntityKey, RunwayShow, SourceKey
-
-# The one definition of "this runway entity is in the catalog", used by every lookup.
-ENTITY_IN_CATALOG_SQL = (
-    "EXISTS (SELECT 1 FROM brand_runways c"
-    " WHERE c.brand_slug = {alias}.brand_slug AND c.season_code = {alias}.season_code)"
-)
 
 
 @dataclass(frozen=True)
@@ -171,7 +166,7 @@ def _shows(engine: Engine, where: str, key: str, source: str) -> list[ShowRow]:
         " m.show_id IS NOT NULL, COALESCE(m.expected_images, 0),"
         " EXISTS (SELECT 1 FROM brand_runway_drafts d"
         "   WHERE d.source = s.source AND d.source_url = s.source_url AND d.source_url <> ''),"
-        f" {ENTITY_IN_CATALOG_SQL.format(alias='s')}"
+        f" {in_catalog(RUNWAY, 's')}"
         " FROM runway_shows s LEFT JOIN runway_show_manifests m ON m.show_id = s.id"
         f" WHERE {where} AND s.source = :source"
         " ORDER BY s.listing_position, s.id"

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 _KEY = re.compile(r"[0-9a-f]{40}")
@@ -81,6 +82,19 @@ class StoreStats:
     bytes: int
 
 
+@dataclass(frozen=True)
+class StoredObject:
+    """One object as a listing sees it: enough to decide whether media cleanup may delete it.
+
+    ``modified`` is timezone-aware UTC (file mtime, or S3 ``LastModified``), so it compares
+    with the clock's ``now`` directly whichever backend produced it.
+    """
+
+    key: str
+    size: int
+    modified: datetime
+
+
 class ObjectStore(Protocol):
     """A content-addressed, create-only object store (local folder or S3 prefix)."""
 
@@ -117,4 +131,24 @@ class ObjectStore(Protocol):
 
     def missing(self, keys: Iterable[str]) -> set[str]:
         """Which of ``keys`` are absent; every key is validated before any lookup."""
+        ...
+
+    def iter_objects(self) -> Iterator[StoredObject]:
+        """Every object, one at a time (a full listing, streamed so memory stays flat).
+
+        Only names laid out as objects are yielded: temp files and stray files never are.
+        """
+        ...
+
+    def delete(self, key: str) -> bool:
+        """Remove ``key``; True if it was stored. Only media cleanup deletes: stores are
+        create-only for everyone else, and the catalog must not reference the key."""
+        ...
+
+    def remove_stale_temp_files(self, older_than: datetime) -> int:
+        """Remove half-written temp files last modified before ``older_than``; how many.
+
+        A put killed between write and link leaves one behind; a store without temp files
+        (S3) returns 0.
+        """
         ...

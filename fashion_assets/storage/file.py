@@ -6,10 +6,13 @@ import ctypes
 import ctypes.util
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fashion_assets.storage.base import (
+    StoredObject,
     StoreStats,
     check_content,
     check_key,
@@ -84,23 +87,81 @@ class FileStore:
     def stats(self) -> StoreStats:
         """Count objects and bytes, skipping temp files and anything not laid out as an object."""
         objects = size = 0
+        for entry in self._entries():
+            if is_object_path(entry.relative):
+                objects += 1
+                size += entry.stat.st_size
+        return StoreStats(objects, size)
+
+    def iter_objects(self) -> Iterator[StoredObject]:
+        """Every object with its size and mtime (UTC), shard by shard; temp files skipped."""
+        for entry in self._entries():
+            if is_object_path(entry.relative):
+                yield StoredObject(entry.relative.partition("/")[2], entry.stat.st_size,
+                                   datetime.fromtimestamp(entry.stat.st_mtime, UTC))
+
+    def delete(self, key: str) -> bool:
+        """Unlink the object's file; True if it existed.
+
+        Shard folders stay: removing one could race a put that just created it for its temp
+        file, and 256 empty folders cost nothing.
+        """
+        try:
+            (self.root / object_path(key)).unlink()
+        except FileNotFoundError:
+            return False
+        return True
+
+    def remove_stale_temp_files(self, older_than: datetime) -> int:
+        """Unlink ``.tmp-*`` files last modified before ``older_than``; how many went.
+
+        A live put holds its temp file for the length of one write, so anything older than
+        the cleanup's grace period can only be what a killed put left behind.
+        """
+        cutoff = older_than.timestamp()
+        removed = 0
+        for entry in self._entries():
+            name = entry.relative.partition("/")[2]
+            if name.startswith(TEMP_PREFIX) and entry.stat.st_mtime < cutoff:
+                try:
+                    os.unlink(self.root / entry.relative)
+                except FileNotFoundError:
+                    continue  # its put finished (or another cleanup got it) meanwhile
+                removed += 1
+        return removed
+
+    def _entries(self) -> Iterator[_Entry]:
+        """Regular files one level below each shard folder, with their ``stat``.
+
+        Files vanishing mid-walk (a concurrent delete, a temp file linked and unlinked) are
+        skipped rather than failing the walk.
+        """
         if not self.root.is_dir():
-            return StoreStats(0, 0)
+            return
         with os.scandir(self.root) as shards:
             for shard in shards:
                 if not shard.is_dir(follow_symlinks=False):
                     continue
                 with os.scandir(shard.path) as entries:
                     for entry in entries:
-                        if entry.is_file() and is_object_path(f"{shard.name}/{entry.name}"):
-                            objects += 1
-                            size += entry.stat().st_size
-        return StoreStats(objects, size)
+                        try:
+                            if not entry.is_file(follow_symlinks=False):
+                                continue
+                            info = entry.stat(follow_symlinks=False)
+                        except FileNotFoundError:
+                            continue
+                        yield _Entry(f"{shard.name}/{entry.name}", info)
 
     def missing(self, keys: Iterable[str]) -> set[str]:
         """Which of ``keys`` are absent; all keys are validated first."""
         wanted = {check_key(key) for key in keys}
         return {key for key in wanted if not self.exists(key)}
+
+
+@dataclass(frozen=True)
+class _Entry:
+    relative: str
+    stat: os.stat_result
 
 
 def _write_temp(directory: Path, data: bytes) -> Path:

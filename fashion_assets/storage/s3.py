@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 import boto3
@@ -14,6 +15,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from fashion_assets.storage.base import (
+    StoredObject,
     StoreError,
     StoreStats,
     check_content,
@@ -101,17 +103,49 @@ class S3Store:
     def stats(self) -> StoreStats:
         """Count objects and bytes by listing the prefix, page by page."""
         objects = size = 0
+        for item in self.iter_objects():
+            objects += 1
+            size += item.size
+        return StoreStats(objects, size)
+
+    def iter_objects(self) -> Iterator[StoredObject]:
+        """Every object under the prefix, from ``list_objects_v2`` one page (1,000) at a time.
+
+        Names not laid out as objects (anything else sharing the prefix) are skipped.
+        """
         start = f"{self.prefix}/" if self.prefix else ""
         paginator = self._s3().get_paginator("list_objects_v2")
         try:
             for page in paginator.paginate(Bucket=self.bucket, Prefix=start):
                 for item in page.get("Contents", []):
-                    if is_object_path(item["Key"].removeprefix(start)):
-                        objects += 1
-                        size += item["Size"]
+                    relative = item["Key"].removeprefix(start)
+                    if is_object_path(relative):
+                        yield StoredObject(relative.partition("/")[2], item["Size"],
+                                           item["LastModified"].astimezone(UTC))
         except ClientError as error:
             self._reraise(error)
-        return StoreStats(objects, size)
+        except BotoCoreError as error:
+            raise StoreError(f"S3 listing of {self.url} failed: {type(error).__name__}") from error
+
+    def delete(self, key: str) -> bool:
+        """Delete ``key``; True if it was stored.
+
+        S3's DELETE answers 204 whether or not the key existed, so a HEAD first tells the two
+        apart; the count of removed bytes in cleanup reports depends on it.
+        """
+        if not self.exists(key):
+            return False
+        try:
+            self._s3().delete_object(Bucket=self.bucket, Key=self._name(key))
+        except ClientError as error:
+            self._reraise(error)
+        except BotoCoreError as error:
+            raise StoreError(f"S3 delete on {self.url} failed: {type(error).__name__}") from error
+        return True
+
+    def remove_stale_temp_files(self, older_than: datetime) -> int:
+        """Nothing to do: an S3 put is atomic and leaves no temp object behind."""
+        return 0
 
     def missing(self, keys: Iterable[str]) -> set[str]:
         """Which of ``keys`` are absent: one HEAD per key, a few at a time.

@@ -6,11 +6,13 @@ parsing all go through boto3 exactly as they would against AWS.
 
 from __future__ import annotations
 
+import os
 import resource
 import signal
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import boto3
@@ -26,6 +28,7 @@ from fashion_assets.storage import (
     object_key,
     open_store,
 )
+from fashion_assets.storage.base import StoredObject
 from fashion_assets.storage.file import TEMP_PREFIX
 from tests.s3server import S3Server
 
@@ -304,3 +307,96 @@ def test_open_store_never_echoes_credentials_in_urls() -> None:
     with pytest.raises(ValueError, match="must not contain credentials") as error:
         open_store("s3://AKIAEXAMPLE:s3cr3t@bucket/prefix", home=Path("/unused"))
     assert "s3cr3t" not in str(error.value)
+
+
+# --- listing and deleting, for media cleanup --------------------------------------------------
+
+
+def _listing(store: ObjectStore) -> dict[str, StoredObject]:
+    return {item.key: item for item in store.iter_objects()}
+
+
+def test_iter_objects_lists_every_object_with_size_and_utc_time(store: ObjectStore) -> None:
+    assert list(store.iter_objects()) == []
+    before = datetime.now(UTC) - timedelta(seconds=2)  # S3 times have whole seconds
+    for data in (PHOTO, OTHER):
+        store.put(object_key(data), data, "image/jpeg")
+    after = datetime.now(UTC) + timedelta(seconds=2)
+
+    listing = _listing(store)
+
+    assert {key: item.size for key, item in listing.items()} == {
+        object_key(PHOTO): len(PHOTO), object_key(OTHER): len(OTHER)}
+    for item in listing.values():
+        assert item.modified.utcoffset() == timedelta(0)
+        assert before <= item.modified <= after
+
+
+def test_delete_removes_an_object_once(store: ObjectStore) -> None:
+    gone, kept = object_key(PHOTO), object_key(OTHER)
+    store.put(gone, PHOTO, "image/jpeg")
+    store.put(kept, OTHER, "image/png")
+
+    assert store.delete(gone) is True
+    assert store.delete(gone) is False
+    assert not store.exists(gone)
+    assert store.get(kept) == OTHER
+    assert set(_listing(store)) == {kept}
+    assert store.stats() == StoreStats(1, len(OTHER))
+
+
+@pytest.mark.parametrize("key", BAD_KEYS)
+def test_delete_rejects_invalid_keys(store: ObjectStore, key: str) -> None:
+    with pytest.raises(ValueError):
+        store.delete(key)
+
+
+def test_s3_has_no_temp_files_to_remove(s3_server: S3Server) -> None:
+    store = _s3_store(s3_server)
+    store.put(object_key(PHOTO), PHOTO, "image/jpeg")
+    assert store.remove_stale_temp_files(datetime.now(UTC) + timedelta(days=1)) == 0
+    assert store.exists(object_key(PHOTO))
+
+
+def test_s3_iter_objects_covers_only_this_prefix(s3_server: S3Server) -> None:
+    store = _s3_store(s3_server)
+    neighbour = S3Store(store.bucket, "photos/other", endpoint_url=s3_server.endpoint_url)
+    neighbour.put(object_key(OTHER), OTHER, "image/png")
+    store.put(object_key(PHOTO), PHOTO, "image/jpeg")
+    client = boto3.client("s3", endpoint_url=s3_server.endpoint_url)
+    client.put_object(Bucket=store.bucket, Key=f"{PREFIX}/notes.txt", Body=b"stray")
+
+    assert set(_listing(store)) == {object_key(PHOTO)}
+
+
+def test_file_iter_objects_skips_temp_and_stray_files(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    key = object_key(PHOTO)
+    store.put(key, PHOTO, "image/jpeg")
+    (tmp_path / key[:2] / f"{TEMP_PREFIX}crashed").write_bytes(b"half a photo")
+    (tmp_path / "README").write_text("not an object")
+    (tmp_path / "zz").mkdir()
+    (tmp_path / "zz" / key).write_bytes(PHOTO)  # a real key, but in the wrong shard
+
+    assert list(_listing(store)) == [key]
+
+
+def test_file_store_removes_only_stale_temp_files(tmp_path: Path) -> None:
+    store = FileStore(tmp_path)
+    key = object_key(PHOTO)
+    store.put(key, PHOTO, "image/jpeg")
+    shard = tmp_path / key[:2]
+    now = datetime.now(UTC)
+    old = now - timedelta(hours=30)
+    stale = [shard / f"{TEMP_PREFIX}killed-{n}" for n in range(2)]
+    fresh = shard / f"{TEMP_PREFIX}in-flight"
+    for path in (*stale, fresh):
+        path.write_bytes(b"half a photo")
+    for path in (*stale, shard / key):
+        os.utime(path, (old.timestamp(), old.timestamp()))
+
+    assert store.remove_stale_temp_files(now - timedelta(hours=24)) == 2
+
+    assert sorted(path.name for path in shard.iterdir()) == sorted([key, fresh.name])
+    assert store.remove_stale_temp_files(now - timedelta(hours=24)) == 0
+    assert FileStore(tmp_path / "never-written").remove_stale_temp_files(now) == 0

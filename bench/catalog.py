@@ -1,0 +1,144 @@
+"""Catalog-scale benchmarks on PostgreSQL: promotion of 10,000 approved drafts (about 40
+photos each) and the promotion sensor's tick on a catalog of 100,000 shows.
+
+The data is bulk-generated in the database with ``generate_series`` (two sources per show,
+half of theImpression's photos the same bytes as Vogue's, so the merge has duplicates to
+drop); the timed code is the pipeline's own (``catalog/promotion.py``). Writes
+``docs/catalog-benchmarks.md``.
+
+    python -m bench.catalog            # a few minutes, PostgreSQL on 127.0.0.1:5432
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import Engine, text
+
+from bench.common import PG_ADMIN_URL, ROOT
+from fashion_assets.catalog.entities import RUNWAY, STREET
+from fashion_assets.catalog.promotion import approved_backlog, promote
+from fashion_assets.resources import catalog_engine
+from tests.catalog_db import fresh_postgres_database
+
+PHOTOS_PER_DRAFT = 40
+BRANDS = 200
+
+
+def generate_drafts(engine: Engine, shows: int, status: str, *, photos: bool = True) -> None:
+    """``shows`` shows of ``BRANDS`` brands, each with a Vogue and a theImpression draft of
+    ``PHOTOS_PER_DRAFT`` photos (when ``photos``), the first half of theImpression's its own
+    and the second half the same bytes as Vogue's."""
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO brands (slug, display_name) SELECT 'brand-' || b,"
+                          " 'Brand ' || b FROM generate_series(1, :n) b ON CONFLICT DO NOTHING"),
+                     {"n": BRANDS})
+        conn.execute(text(
+            "INSERT INTO brand_runway_drafts (source, source_url, brand_slug, season_code,"
+            " title, season, year, collection_type, expected_images, status)"
+            " SELECT src, 'https://' || src || '.example/' || s, 'brand-' || (1 + s % :brands),"
+            " 'fall-' || (1900 + s / :brands) || '-ready-to-wear', 'Fall', 'fall',"
+            " 1900 + s / :brands, 'ready-to-wear', :photos, :status"
+            " FROM generate_series(0, :shows - 1) s, (VALUES ('vogue'), ('theimpression')) v(src)"),
+            {"brands": BRANDS, "photos": PHOTOS_PER_DRAFT, "shows": shows, "status": status})
+        if not photos:  # the sensor reads drafts only
+            conn.execute(text("ANALYZE"))
+            return
+        conn.execute(text(
+            "INSERT INTO brand_runway_draft_images (draft_id, position, object_key,"
+            " source_image_url, content_type, width, height, byte_size)"
+            " SELECT d.id, p, md5(CASE WHEN d.source = 'theimpression' AND p <= :half"
+            "   THEN d.brand_slug || d.season_code || 'own' || p"
+            "   ELSE d.brand_slug || d.season_code || p END) || 'abcdefgh',"
+            " 'https://img.example/' || d.id || '/' || p, 'image/jpeg', 640, 960, 20000"
+            " FROM brand_runway_drafts d, generate_series(1, :photos) p"
+            " WHERE d.status = :status"),
+            {"half": PHOTOS_PER_DRAFT // 2, "photos": PHOTOS_PER_DRAFT, "status": status})
+        conn.execute(text("ANALYZE"))
+
+
+def timed(action: Callable[[], object]) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = action()
+    return time.perf_counter() - start, result
+
+
+def bench_promotion(drafts: int) -> list[str]:
+    with fresh_postgres_database(PG_ADMIN_URL, prefix="fa_bench") as url:
+        engine = catalog_engine(url)
+        generate_drafts(engine, drafts // 2, "approved")
+        seconds, result = timed(lambda: promote(engine, RUNWAY))
+        again, repeat = timed(lambda: promote(engine, RUNWAY))
+        with engine.connect() as conn:
+            photos = conn.execute(text("SELECT count(*) FROM brand_runway_images")).scalar_one()
+            rows = conn.execute(text("SELECT count(*) FROM brand_runway_draft_images")
+                                ).scalar_one()
+        engine.dispose()
+    return [
+        "## Promotion",
+        "",
+        f"{drafts:,} approved drafts ({drafts // 2:,} shows, each from Vogue and theImpression),"
+        f" {rows:,} draft photo rows, half of theImpression's photos duplicates of Vogue's.",
+        "",
+        "| run | wall s | entries created | drafts promoted | catalog photos | batches |",
+        "|---|---|---|---|---|---|",
+        f"| first | {seconds:.1f} | {result.entries_created:,} | {result.drafts_promoted:,} |"
+        f" {photos:,} | {result.batches} |",
+        f"| again (nothing approved) | {again:.2f} | {repeat.entries_created} |"
+        f" {repeat.drafts_promoted} | {photos:,} | {repeat.batches} |",
+        "",
+        f"Target: under 30 s, set-based SQL. {'Met' if seconds < 30 else 'NOT met'}:"
+        f" {result.batches} batch(es) of a handful of statements each, no statement per photo.",
+        "",
+    ]
+
+
+def bench_sensor_tick(shows: int, ticks: int) -> list[str]:
+    with fresh_postgres_database(PG_ADMIN_URL, prefix="fa_bench") as url:
+        engine = catalog_engine(url)
+        generate_drafts(engine, shows, "promoted", photos=False)
+        with engine.begin() as conn:  # a few waiting, as between two ticks in production
+            conn.execute(text("UPDATE brand_runway_drafts SET status = 'approved'"
+                              " WHERE id % 5000 = 0"))
+        samples = [timed(lambda: approved_backlog(engine, (RUNWAY, STREET)))[0]
+                   for _ in range(ticks)]
+        with engine.connect() as conn:
+            drafts = conn.execute(text("SELECT count(*) FROM brand_runway_drafts")).scalar_one()
+        engine.dispose()
+    median, worst = statistics.median(samples), max(samples)
+    return [
+        "## Promotion sensor tick",
+        "",
+        f"{shows:,} shows ({drafts:,} drafts, a few approved, the rest promoted),"
+        f" {ticks} ticks of `approved_drafts_sensor`'s query (`approved_backlog`).",
+        "",
+        "| median ms | worst ms |",
+        "|---|---|",
+        f"| {median * 1000:.1f} | {worst * 1000:.1f} |",
+        "",
+        f"Target: under 1 s per tick. {'Met' if worst < 1 else 'NOT met'}.",
+        "",
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--drafts", type=int, default=10_000)
+    parser.add_argument("--shows", type=int, default=100_000)
+    parser.add_argument("--ticks", type=int, default=20)
+    parser.add_argument("--output", type=Path, default=ROOT / "docs" / "catalog-benchmarks.md")
+    args = parser.parse_args()
+    lines = ["# Catalog benchmarks", "",
+             "Measured by `python -m bench.catalog` on PostgreSQL (`FASHION_BENCH_DATABASE_URL`,"
+             " default the local server), data bulk-generated in the database.", "",
+             *bench_promotion(args.drafts), *bench_sensor_tick(args.shows, args.ticks)]
+    args.output.write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

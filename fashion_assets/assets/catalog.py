@@ -1,0 +1,59 @@
+"""The catalog: approved drafts promoted into one entry per entity key.
+
+Materialized by the ``promote_approved_drafts`` job, which the ``approved_drafts_sensor``
+launches when approved drafts wait: first ``approved_drafts`` (what waits), whose blocking
+checks guard promotion, then ``catalog_entries``. Thin shell over ``catalog/promotion.py``.
+"""
+
+from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+
+from fashion_assets.catalog.entities import RUNWAY, STREET
+from fashion_assets.catalog.promotion import approved_backlog, promote
+from fashion_assets.report import markdown_table
+from fashion_assets.resources import CatalogResource
+
+GROUP = "catalog"
+
+
+@asset(
+    group_name=GROUP,
+    owners=["team:fashion-assets"],
+    kinds={"sql"},
+    deps=["runway_drafts", "impression_runway_drafts", "street_snap_drafts"],
+    description="The drafts editors approved that wait for promotion. Its blocking checks "
+                "(source keys unique, photos stored) must pass before catalog_entries runs.",
+)
+def approved_drafts(catalog: CatalogResource) -> MaterializeResult:
+    backlog = approved_backlog(catalog.engine(), (RUNWAY, STREET))
+    return MaterializeResult(metadata={f"{b.kind}_approved": b.approved for b in backlog})
+
+
+@asset(
+    group_name=GROUP,
+    owners=["team:fashion-assets"],
+    kinds={"sql"},
+    deps=[approved_drafts],
+    description="One catalog entry per entity key (a show; a street-style album), holding the "
+                "union of the photos of its approved drafts from every source, each photo "
+                "once, Vogue's first. Promoting again changes nothing.",
+)
+def catalog_entries(context: AssetExecutionContext, catalog: CatalogResource
+                    ) -> MaterializeResult:
+    engine = catalog.engine()
+    results = [promote(engine, tables) for tables in (RUNWAY, STREET)]
+    metadata: dict[str, object] = {}
+    for r in results:
+        context.log.info(f"{r.kind}: {r.drafts_promoted} drafts promoted into "
+                         f"{r.entries_created} new and {r.entries_updated} updated entries, "
+                         f"{r.photos_added} photos added")
+        metadata.update({
+            f"{r.kind}_entries_created": r.entries_created,
+            f"{r.kind}_entries_updated": r.entries_updated,
+            f"{r.kind}_photos_added": r.photos_added,
+            f"{r.kind}_drafts_promoted": r.drafts_promoted,
+            f"{r.kind}_preview": MetadataValue.md(markdown_table(
+                ["entity key", "title", "photos", "first photo (object key)"],
+                [(" / ".join(map(str, e.key)), e.title, e.photos, e.first_object_key)
+                 for e in r.preview])),
+        })
+    return MaterializeResult(metadata=metadata)

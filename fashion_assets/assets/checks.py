@@ -1,0 +1,79 @@
+"""Asset checks of the catalog: keys unique, no mixed-up entry, no dangling photo.
+
+The checks on ``approved_drafts`` are blocking: they run before promotion in the same job,
+and a failure stops ``catalog_entries`` from being materialized. Each check names the
+offending rows in its metadata. Thin shell over ``catalog/integrity.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dagster import AssetCheckResult, AssetCheckSeverity, MetadataValue, asset_check
+
+from fashion_assets.catalog import integrity
+from fashion_assets.report import markdown_table
+from fashion_assets.resources import CatalogResource, ObjectStoreResource
+
+
+def _result(violations: Sequence[dict[str, Any]], what: str, *, count: int | None = None,
+            **metadata: Any) -> AssetCheckResult:
+    """The check's outcome; ``violations`` are examples when ``count`` says there are more."""
+    total = len(violations) if count is None else count
+    headers = list(violations[0]) if violations else ["none"]
+    return AssetCheckResult(
+        passed=total == 0,
+        severity=AssetCheckSeverity.ERROR,
+        description=f"{total} {what}" if total else f"no {what}",
+        metadata={"violations": total,
+                  "examples": MetadataValue.md(markdown_table(
+                      headers, [[row[h] for h in headers] for row in violations])),
+                  **metadata},
+    )
+
+
+@asset_check(asset="approved_drafts", blocking=True,
+             description="No two drafts share a non-empty source key (source, source_url).")
+def drafts_source_key_unique(catalog: CatalogResource) -> AssetCheckResult:
+    return _result(integrity.duplicate_source_keys(catalog.engine()),
+                   "source keys held by several drafts")
+
+
+@asset_check(asset="approved_drafts", blocking=True,
+             description="Every photo a draft references is in the object store.")
+def draft_photos_stored(catalog: CatalogResource, store: ObjectStoreResource
+                        ) -> AssetCheckResult:
+    checked, missing, examples = integrity.missing_objects(catalog.engine(), store.open(),
+                                                           "drafts")
+    return _result([{"object_key": key} for key in examples],
+                   "draft photos missing from the store", count=missing, checked=checked)
+
+
+@asset_check(asset="catalog_entries",
+             description="No two catalog entries share an entity key.")
+def catalog_entity_key_unique(catalog: CatalogResource) -> AssetCheckResult:
+    return _result(integrity.duplicate_entity_keys(catalog.engine()),
+                   "entity keys with several catalog entries")
+
+
+@asset_check(asset="catalog_entries",
+             description="Every catalog photo comes from an approved draft with the same "
+                         "entity key as its entry.")
+def catalog_photos_from_own_drafts(catalog: CatalogResource) -> AssetCheckResult:
+    return _result(integrity.mixed_photos(catalog.engine()),
+                   "catalog photos that no approved draft of their entry holds")
+
+
+@asset_check(asset="catalog_entries",
+             description="Every photo the catalog references is in the object store.")
+def catalog_photos_stored(catalog: CatalogResource, store: ObjectStoreResource
+                          ) -> AssetCheckResult:
+    checked, missing, examples = integrity.missing_objects(catalog.engine(), store.open(),
+                                                           "catalog")
+    return _result([{"object_key": key} for key in examples],
+                   "catalog photos missing from the store", count=missing, checked=checked)
+
+
+catalog_checks = [drafts_source_key_unique, draft_photos_stored, catalog_entity_key_unique,
+                  catalog_photos_from_own_drafts, catalog_photos_stored]

@@ -1,0 +1,59 @@
+"""The one definition of each entity key in SQL, and the tables each kind of entity uses.
+
+"The same show" and "the same album" are decided here and nowhere else: the ingest's catalog
+lookup, promotion's catalog lookup and the sibling-draft query all build their conditions
+from ``same_entity``, so a February Copenhagen album can never receive August photos through
+one lookup that forgot the month.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fashion_assets.domain.promotion import CONTRIBUTING_STATUSES
+
+
+@dataclass(frozen=True)
+class EntityTables:
+    """Where one kind of entity lives: its drafts, its catalog entries, and its key."""
+
+    kind: str
+    drafts: str
+    draft_images: str
+    catalog: str
+    catalog_images: str
+    catalog_image_fk: str
+    key: tuple[str, ...]
+    # Entry columns taken from the lead draft (domain/promotion.py: lead_draft).
+    copied: tuple[str, ...]
+
+
+RUNWAY = EntityTables(
+    kind="runway", drafts="brand_runway_drafts", draft_images="brand_runway_draft_images",
+    catalog="brand_runways", catalog_images="brand_runway_images", catalog_image_fk="runway_id",
+    key=("brand_slug", "season_code"),
+    copied=("title", "season", "year", "collection_type", "city", "expected_images"),
+)
+STREET = EntityTables(
+    kind="street", drafts="street_snap_drafts", draft_images="street_snap_draft_images",
+    catalog="street_snaps", catalog_images="street_snap_images", catalog_image_fk="snap_id",
+    key=("city", "year", "month"),
+    copied=("title",),
+)
+ENTITIES = {RUNWAY.kind: RUNWAY, STREET.kind: STREET}
+
+
+def same_entity(tables: EntityTables, left: str, right: str) -> str:
+    """SQL that holds when rows ``left`` and ``right`` (table aliases) share the entity key."""
+    return " AND ".join(f"{left}.{column} = {right}.{column}" for column in tables.key)
+
+
+def in_catalog(tables: EntityTables, alias: str) -> str:
+    """SQL that holds when the row ``alias`` has an entry in the catalog."""
+    return f"EXISTS (SELECT 1 FROM {tables.catalog} c WHERE {same_entity(tables, 'c', alias)})"
+
+
+def contributes(alias: str) -> str:
+    """SQL that holds when the draft ``alias`` makes up its entry (domain/promotion.py)."""
+    statuses = ", ".join(f"'{status}'" for status in CONTRIBUTING_STATUSES)
+    return f"{alias}.status IN ({statuses}) AND NOT {alias}.is_deleted"

@@ -1,0 +1,1 @@
+"""Op-based Dagster jobs: maintenance work that materializes no asset (media cleanup)."""

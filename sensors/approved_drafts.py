@@ -1,0 +1,22 @@
+"""Launches promotion when approved drafts wait."""
+
+from dagster import RunRequest, SensorEvaluationContext, SkipReason, sensor
+
+from fashion_assets.catalog.entities import RUNWAY, STREET
+from fashion_assets.catalog.promotion import approved_backlog
+from fashion_assets.resources import CatalogResource
+
+
+@sensor(job_name="promote_approved_drafts", minimum_interval_seconds=60,
+        description="Requests a promotion run when approved, unpromoted drafts exist.")
+def approved_drafts_sensor(context: SensorEvaluationContext,
+                           catalog: CatalogResource) -> RunRequest | SkipReason:
+    """One bounded query per tick. The run key is the backlog's fingerprint per kind: a batch
+    launches once, and a later approval makes a new key."""
+    backlog = approved_backlog(catalog.engine(), (RUNWAY, STREET))
+    waiting = sum(b.approved for b in backlog)
+    if not waiting:
+        return SkipReason("no approved draft waits for promotion")
+    key = "promote:" + ";".join(f"{b.kind}={b.fingerprint}" for b in backlog)
+    context.log.info(f"{waiting} approved drafts wait: {key}")
+    return RunRequest(run_key=key, tags={"fashion-assets/approved": str(waiting)})
