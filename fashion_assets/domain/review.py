@@ -170,7 +170,7 @@ def validate_changes(kind: str, changes: Mapping[str, Any]) -> dict[str, Any]:
         code = parse_season_slug(values["season_code"])
         derived = {"season": code.season, "year": code.year,
                    "collection_type": code.collection_type}
-        values = {**derived, **values, "season_code": code.code}
+        values = {"season_code": code.code, **derived, **values}
     return values
 
 

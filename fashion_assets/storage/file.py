@@ -41,11 +41,15 @@ class FileStore:
         ``sync`` (one flush per show, not one per photo: per-photo fsyncs cost more than the
         download). An object whose size is wrong can only be what a power cut left of an
         unsynced write, and it is replaced instead of being trusted forever.
+
+        A key found stored has its time refreshed: media cleanup only removes orphans older
+        than its grace period, so a photo an ingest has just found again is never one.
         """
         final = self.root / object_path(check_content(key, data))
         try:
             if final.stat().st_size == len(data):
-                return False  # re-crawls mostly find known photos: no temp write for them
+                os.utime(final)  # no temp write for a known photo, only a fresh time
+                return False
             damaged = True
         except FileNotFoundError:
             damaged = False
@@ -57,6 +61,7 @@ class FileStore:
                 return True
             os.link(temp, final)
         except FileExistsError:
+            os.utime(final)
             return False
         finally:
             temp.unlink(missing_ok=True)

@@ -115,6 +115,19 @@ def test_a_file_left_short_by_a_power_cut_is_replaced(tmp_path: Path) -> None:
     assert store.get(key) == PHOTO
 
 
+def test_finding_a_stored_photo_again_refreshes_its_time(tmp_path: Path) -> None:
+    """Media cleanup keeps orphans younger than its grace period: a photo an ingest has just
+    found again must look young, or it could be removed before its draft commits."""
+    store = FileStore(tmp_path / "objects")
+    key = object_key(PHOTO)
+    store.put(key, PHOTO, "image/jpeg")
+    path = tmp_path / "objects" / key[:2] / key
+    os.utime(path, (0, 0))
+
+    assert store.put(key, PHOTO, "image/jpeg") is False
+    assert path.stat().st_mtime > 10**9
+
+
 def test_exists_get_and_missing(store: ObjectStore) -> None:
     stored, absent = object_key(PHOTO), object_key(OTHER)
     store.put(stored, PHOTO, "image/jpeg")
