@@ -226,6 +226,9 @@ def status(as_json: bool) -> None:
                + f", photos in drafts {report['draft_images']}")
     click.echo(f"street style: articles {report['street_articles']}, drafts "
                + ", ".join(f"{k} {v}" for k, v in report["street_drafts"].items()))
+    shown = report["catalog"]
+    click.echo(f"catalog: {shown['shows']} shows ({shown['show_photos']} photos), "
+               f"{shown['street_albums']} street albums ({shown['street_photos']} photos)")
     pending = report["pending_names"]
     click.echo(f"names waiting for an editor: {pending['brand']} brands, {pending['city']} "
                f"cities; {report['waiting_for_name']} articles wait for them"
@@ -394,6 +397,34 @@ def review_delete(refs: list[Any], reason: str) -> None:
 def review_restore(refs: list[Any], reason: str) -> None:
     """Restore deleted drafts, in the status they had."""
     _review_action(refs, "restore", reason)
+
+
+@review.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8810, show_default=True, help="Port to listen on.")
+def review_serve(host: str, port: int) -> None:
+    """Serve the review page: queue, drafts with their photos, and the review forms.
+
+    Editors sign in with FASHION_REVIEW_SECRET; without it anyone who reaches the page is an
+    editor, so it may then only listen on loopback. Actions are recorded as FASHION_EDITOR,
+    else "web".
+    """
+    import uvicorn
+
+    from fashion_assets.review_app import create_app, is_loopback
+    from fashion_assets.storage import open_store
+
+    secret = settings.setting(os.environ, "FASHION_REVIEW_SECRET") or None
+    if secret is None and not is_loopback(host):
+        raise click.UsageError(
+            f"refusing to serve on {host}: no FASHION_REVIEW_SECRET is set, so anyone who "
+            "reaches the page could review drafts; set it or use --host 127.0.0.1")
+    store = open_store(settings.store_url(), home=settings.home_dir())
+    app = create_app(_engine(), store, secret=secret,
+                     editor_name=os.environ.get("FASHION_EDITOR") or "web")
+    click.echo(f"review page on http://{host}:{port}/"
+               + ("" if secret else " (no FASHION_REVIEW_SECRET: open to this machine)"))
+    uvicorn.run(app, host=host, port=port, log_level="info")
 
 
 @main.command()

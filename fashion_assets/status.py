@@ -39,6 +39,10 @@ def catalog_status(engine: Engine, store_url: str, home: Path) -> dict[str, Any]
             " GROUP BY status")).all())
         street_deleted = conn.execute(text(
             "SELECT count(*) FROM street_snap_drafts WHERE is_deleted")).scalar_one()
+        catalog = conn.execute(text(
+            "SELECT (SELECT count(*) FROM brand_runways), (SELECT count(*) FROM"
+            " brand_runway_images), (SELECT count(*) FROM street_snaps), (SELECT count(*) FROM"
+            " street_snap_images)")).one()
         street_articles = conn.execute(text(
             "SELECT count(*) FROM street_style_articles")).scalar_one()
         pending_names = dict(conn.execute(text(
@@ -61,6 +65,8 @@ def catalog_status(engine: Engine, store_url: str, home: Path) -> dict[str, Any]
                           "deleted": int(street_deleted)},
         "pending_names": {kind: int(pending_names.get(kind, 0)) for kind in ("brand", "city")},
         "waiting_for_name": int(waiting),
+        "catalog": {"shows": int(catalog[0]), "show_photos": int(catalog[1]),
+                    "street_albums": int(catalog[2]), "street_photos": int(catalog[3])},
         "store": {"url": store.url, "objects": stats.objects,
                   "bytes": stats.bytes},
         "per_brand": [

@@ -19,6 +19,7 @@ from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.resources import CatalogResource, catalog_engine
 from fashion_assets.runs import crawl_partitions
 from fashion_assets.sensors.approved_drafts import approved_drafts_sensor
+from fashion_assets.status import catalog_status
 from tests.catalog_db import query, snapshot
 from tests.conftest import normal_brands, pipeline_env
 
@@ -100,6 +101,10 @@ def test_both_sources_of_a_show_merge_a_rejected_sibling_stays_out_and_twice_is_
         len(entry_photos(database_url, RUNWAY, k)) for k in keys)
     assert query(database_url, "SELECT count(*) FROM brand_runway_drafts WHERE status ="
                                " 'approved'") == [(0,)]
+
+    report = catalog_status(catalog_engine(database_url), env["FASHION_STORE_URL"], tmp_path)
+    assert report["catalog"] == {"shows": 2, "show_photos": first["runway_photos_added"],
+                                 "street_albums": 0, "street_photos": 0}
 
     before = snapshot(database_url)
     again = promote(env, instance)

@@ -1,0 +1,264 @@
+"""The review page's routes: queue, draft, review actions, photos, sign-in.
+
+Blocking work (the catalog, the object store) runs in Starlette's thread pool, so one slow S3
+read never stalls the other requests. Every route checks access first and every POST checks
+its CSRF token before touching the catalog, so a refused request writes nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from jinja2 import Environment, PackageLoader
+from sqlalchemy import Engine
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from fashion_assets.catalog.review import ReviewError, get_draft, list_drafts, review
+from fashion_assets.domain.review import (
+    ACTIONS,
+    EDITABLE,
+    KINDS,
+    STATUSES,
+    DraftRef,
+    DraftRefError,
+    parse_draft_ref,
+)
+from fashion_assets.review_app.media import content_type, first_photos
+from fashion_assets.review_app.security import (
+    CSRF_FIELD,
+    csrf_ok,
+    csrf_token,
+    is_loopback,
+    read_form,
+    secret_matches,
+    session_key,
+)
+from fashion_assets.storage import ObjectStore, StoreError, is_object_key
+
+PAGE_SIZE = 50
+SESSION_HOURS = 12
+STATIC = Path(__file__).parent / "static"
+# Pages only load their own stylesheet and photos, and may not be framed (clickjacking).
+_HTML_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; img-src 'self'; style-src 'self';"
+                               " form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+_PHOTO_HEADERS = {"Cache-Control": "private, max-age=86400", "X-Content-Type-Options": "nosniff"}
+_QUEUE_FILTERS = ("kind", "brand", "city", "source")
+
+
+def create_app(engine: Engine, store: ObjectStore, *, secret: str | None,
+               editor_name: str = "editor") -> Starlette:
+    """The review page on ``engine`` and ``store``; ``secret`` None or "": local-only mode.
+
+    Without a secret everyone who reaches the page is the editor, so the page then answers
+    loopback clients only (``review serve`` also refuses to bind elsewhere).
+    """
+    pages = _Pages(engine, store, secret or None, editor_name)
+    routes = [
+        Route("/", pages.queue),
+        Route("/login", pages.login, methods=["GET", "POST"]),
+        Route("/logout", pages.logout, methods=["POST"]),
+        Route("/drafts/{ref}", pages.draft),
+        Route("/drafts/{ref}/{action}", pages.act, methods=["POST"]),
+        Route("/photos/{key}", pages.photo),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    middleware = [Middleware(SessionMiddleware, secret_key=session_key(secret),
+                             session_cookie="fashion_review", max_age=SESSION_HOURS * 3600,
+                             same_site="lax")]
+    return Starlette(routes=routes, middleware=middleware)
+
+
+class _Pages:
+    def __init__(self, engine: Engine, store: ObjectStore, secret: str | None,
+                 editor_name: str) -> None:
+        self.engine, self.store, self.secret, self.editor = engine, store, secret, editor_name
+        self.templates = Environment(loader=PackageLoader("fashion_assets.review_app"),
+                                     autoescape=True)
+
+    # -- access ------------------------------------------------------------------------
+
+    def _signed_in(self, request: Request) -> bool:
+        if self.secret is None:
+            return True
+        return request.session.get("user") == "editor"
+
+    def _refused(self, request: Request, *, writes: bool) -> Response | None:
+        """Why this request may not go on (a response), or None when it may."""
+        if self.secret is None and not is_loopback(request.client.host if request.client
+                                                   else ""):
+            return PlainTextResponse("this page has no FASHION_REVIEW_SECRET: local only", 403)
+        if self._signed_in(request):
+            return None
+        if writes or request.url.path.startswith("/photos/"):
+            return PlainTextResponse("sign in first", 403)
+        return RedirectResponse("/login", 303)
+
+    async def _checked_form(self, request: Request) -> dict[str, str] | Response:
+        """The POSTed form once access and CSRF token are checked, else the refusal."""
+        refused = self._refused(request, writes=True)
+        if refused:
+            return refused
+        form = await read_form(request)
+        if form is None or not csrf_ok(request.session, form):
+            return PlainTextResponse("missing or wrong CSRF token: reload the page", 403)
+        return form
+
+    # -- rendering ---------------------------------------------------------------------
+
+    def _render(self, request: Request, name: str, status_code: int = 200, **context: Any
+                ) -> HTMLResponse:
+        html = self.templates.get_template(name).render(
+            csrf_field=CSRF_FIELD, csrf_token=csrf_token(request.session),
+            flashes=request.session.pop("flash", []), signed_in=self._signed_in(request),
+            open_mode=self.secret is None, editor=self.editor, **context)
+        return HTMLResponse(html, status_code, headers=_HTML_HEADERS)
+
+    @staticmethod
+    def _flash(request: Request, ok: bool, text: str) -> None:
+        request.session["flash"] = [*request.session.get("flash", []), {"ok": ok, "text": text}]
+
+    # -- routes ------------------------------------------------------------------------
+
+    async def queue(self, request: Request) -> Response:
+        refused = self._refused(request, writes=False)
+        if refused:
+            return refused
+        query = request.query_params
+        filters = {name: query.get(name, "").strip() for name in _QUEUE_FILTERS}
+        status = query.get("status", "pending").strip()
+        deleted = query.get("deleted", "") == "1"
+        try:
+            offset = max(0, int(query.get("offset", "0")))
+        except ValueError:
+            offset = 0
+        drafts = await run_in_threadpool(
+            list_drafts, self.engine, kind=filters["kind"] or None,
+            status=status if status in STATUSES else None, brand=filters["brand"] or None,
+            city=filters["city"] or None, source=filters["source"] or None,
+            include_deleted=deleted, limit=PAGE_SIZE + 1, offset=offset)
+        more, drafts = len(drafts) > PAGE_SIZE, drafts[:PAGE_SIZE]
+        thumbs = await run_in_threadpool(first_photos, self.engine, drafts)
+        kept = {k: v for k, v in {**filters, "status": status,
+                                  "deleted": "1" if deleted else ""}.items() if v}
+        page = {"next": urlencode({**kept, "offset": offset + PAGE_SIZE}) if more else None,
+                "previous": urlencode({**kept, "offset": max(0, offset - PAGE_SIZE)})
+                if offset else None}
+        return self._render(request, "queue.html", drafts=drafts, thumbs=thumbs,
+                            filters=filters, status=status, deleted=deleted, kinds=KINDS,
+                            statuses=STATUSES, page=page, offset=offset)
+
+    async def draft(self, request: Request) -> Response:
+        refused = self._refused(request, writes=False)
+        if refused:
+            return refused
+        ref = _ref(request.path_params["ref"])
+        detail = None
+        if ref is not None:
+            try:
+                detail = await run_in_threadpool(get_draft, self.engine, ref.kind, ref.id)
+            except ReviewError:
+                detail = None
+        if ref is None or detail is None:
+            return self._render(request, "missing.html", 404, what=request.path_params["ref"])
+        thumbs = await run_in_threadpool(first_photos, self.engine, detail.siblings)
+        editable = [(name, detail.fields.get(name)) for name in EDITABLE[ref.kind]]
+        return self._render(request, "draft.html", d=detail, ref=_link(ref), thumbs=thumbs,
+                            editable=editable)
+
+    async def act(self, request: Request) -> Response:
+        form = await self._checked_form(request)
+        if isinstance(form, Response):
+            return form
+        ref, action = _ref(request.path_params["ref"]), request.path_params["action"]
+        if ref is None or action not in ACTIONS:
+            return PlainTextResponse("no such draft or action", 404)
+        try:
+            changes = await run_in_threadpool(self._changes, ref, form) if action == "edit" else {}
+        except ReviewError as exc:
+            self._flash(request, False, f"refused: {exc}")
+            return RedirectResponse(f"/drafts/{_link(ref)}", 303)
+        [result] = await run_in_threadpool(
+            lambda: review(self.engine, ref.kind, [ref.id], action, editor=self.editor,
+                           reason=form.get("reason", ""), changes=changes))
+        self._flash(request, result.ok, result.message if result.ok
+                    else f"refused: {result.message}")
+        return RedirectResponse(f"/drafts/{_link(ref)}", 303)
+
+    def _changes(self, ref: DraftRef, form: dict[str, str]) -> dict[str, str]:
+        """The edit form's fields that differ from the draft's: only those are edited.
+
+        A changed season code alone then derives season, year and type (domain rule) instead
+        of being contradicted by the unchanged fields shown next to it.
+        """
+        current = get_draft(self.engine, ref.kind, ref.id).fields
+        changes = {}
+        for name in EDITABLE[ref.kind]:
+            value = form.get(name, "").strip()
+            now = "" if current.get(name) is None else str(current.get(name))
+            if value and value != now:
+                changes[name] = value
+        return changes
+
+    async def photo(self, request: Request) -> Response:
+        refused = self._refused(request, writes=False)
+        if refused:
+            return refused
+        key = request.path_params["key"]
+        if not is_object_key(key):  # the only gate to the store: 40 lowercase hex, no path
+            return PlainTextResponse("not found", 404)
+        try:
+            data = await run_in_threadpool(self.store.get, key)
+        except KeyError:
+            return PlainTextResponse("not found", 404)
+        except StoreError:
+            return PlainTextResponse("the object store is unavailable", 503)
+        kind = await run_in_threadpool(content_type, self.engine, key, data)
+        return Response(data, media_type=kind, headers=_PHOTO_HEADERS)
+
+    async def login(self, request: Request) -> Response:
+        if self.secret is None:
+            return RedirectResponse("/", 303)
+        if request.method == "GET":
+            return self._render(request, "login.html", error="")
+        form = await read_form(request)
+        if form is None or not csrf_ok(request.session, form):
+            return PlainTextResponse("missing or wrong CSRF token: reload the page", 403)
+        if not secret_matches(form.get("secret", ""), self.secret):
+            return self._render(request, "login.html", 401, error="wrong secret")
+        request.session.clear()  # a fresh session (and CSRF token) for the signed-in editor
+        request.session["user"] = "editor"
+        csrf_token(request.session)
+        return RedirectResponse("/", 303)
+
+    async def logout(self, request: Request) -> Response:
+        form = await read_form(request)
+        if form is None or not csrf_ok(request.session, form):
+            return PlainTextResponse("missing or wrong CSRF token: reload the page", 403)
+        request.session.clear()
+        return RedirectResponse("/login" if self.secret else "/", 303)
+
+
+def _ref(text: str) -> DraftRef | None:
+    try:
+        return parse_draft_ref(text)
+    except DraftRefError:
+        return None
+
+
+def _link(ref: DraftRef) -> str:
+    """Always ``kind:id`` in URLs, so a link says which sequence its number is from."""
+    return f"{ref.kind}:{ref.id}"

@@ -1,0 +1,403 @@
+"""The review page through a real server (uvicorn on loopback), on SQLite and PostgreSQL, with
+photos on disk and on a real S3 API server.
+
+What must hold: nothing is written without a signed-in session and the session's CSRF token;
+the forms change the draft and its audit trail exactly as the CLI does; photos come from the
+store by object key only; every draft field is escaped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import io
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+import uvicorn
+from click.testing import CliRunner
+from PIL import Image
+from sqlalchemy import Engine, text
+
+from fashion_assets.catalog.runway import add_brand
+from fashion_assets.cli import main
+from fashion_assets.resources import catalog_engine
+from fashion_assets.review_app import create_app
+from fashion_assets.storage import ObjectStore, object_key, open_store
+from tests.catalog_db import query
+
+SECRET = "correct horse battery staple"
+EDITOR = "ana"
+CODE = "spring-2020-ready-to-wear"
+XSS = "<script>alert(1)</script>"
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+STARTUP_TIMEOUT_S = 30
+
+
+class _Server(uvicorn.Server):
+    """uvicorn that says when it listens: readiness is an event, not a guess."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: Any = None) -> None:
+        await super().startup(sockets=sockets)
+        self.ready.set()
+
+
+@contextmanager
+def serve(app: Any) -> Iterator[str]:
+    """Serve ``app`` on a free loopback port in a background thread; yields its base URL."""
+    server = _Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
+                                    lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        assert server.ready.wait(STARTUP_TIMEOUT_S), "the review page did not start"
+        port = server.servers[0].sockets[0].getsockname()[1]
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(STARTUP_TIMEOUT_S)
+
+
+def png(seed: int) -> bytes:
+    """A small real PNG, different for every seed (so every photo is its own object)."""
+    image = Image.new("RGB", (8, 12), (seed * 37 % 256, seed * 91 % 256, seed * 13 % 256))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+_seeds = iter(range(1, 1_000_000))
+
+
+def runway_draft(engine: Engine, store: ObjectStore | None, *, title: str = "Spring 2020",
+                 source: str = "vogue", code: str = CODE, photos: int = 2,
+                 status: str = "pending") -> int:
+    """A runway draft whose photos are real images in ``store`` (None: no photos)."""
+    with engine.begin() as conn:
+        draft_id = int(conn.execute(text(
+            "INSERT INTO brand_runway_drafts (source, source_url, brand_slug, season_code,"
+            " title, season, year, collection_type, status) VALUES (:s, :u, 'chloe', :c, :t,"
+            " 'spring', 2020, 'ready-to-wear', :st) RETURNING id"),
+            {"s": source, "u": f"https://{source}.example/chloe/{code}/{next(_seeds)}",
+             "c": code, "t": title, "st": status}).scalar_one())
+        for n in range(photos if store is not None else 0):
+            data = png(next(_seeds))
+            key = object_key(data)
+            store.put(key, data, "image/png")
+            conn.execute(text(
+                "INSERT INTO brand_runway_draft_images (draft_id, position, object_key,"
+                " source_image_url, content_type, width, height, byte_size)"
+                " VALUES (:d, :p, :k, :u, 'image/png', 8, 12, :b)"),
+                {"d": draft_id, "p": n + 1, "k": key, "b": len(data),
+                 "u": f"https://cdn.example/{draft_id}/{n}.png"})
+    return draft_id
+
+
+def photo_keys(database_url: str, draft_id: int) -> list[str]:
+    return [k for (k,) in query(database_url, "SELECT object_key FROM brand_runway_draft_images"
+                                              " WHERE draft_id = :d ORDER BY position",
+                                d=draft_id)]
+
+
+def draft_state(database_url: str) -> list[tuple[Any, ...]]:
+    """Every draft and audit row: equal before and after, nothing was written."""
+    return (query(database_url, "SELECT * FROM brand_runway_drafts ORDER BY id")
+            + query(database_url, "SELECT * FROM draft_reviews ORDER BY id"))
+
+
+def trail(database_url: str) -> list[tuple[Any, ...]]:
+    return query(database_url, "SELECT draft_id, action, editor, reason FROM draft_reviews"
+                               " ORDER BY id")
+
+
+def status_of(database_url: str, draft_id: int) -> tuple[Any, ...]:
+    [row] = query(database_url, "SELECT status, is_deleted, reject_reason, title FROM"
+                                " brand_runway_drafts WHERE id = :id", id=draft_id)
+    return row[0], bool(row[1]), row[2], row[3]
+
+
+def token(html: str) -> str:
+    match = CSRF.search(html)
+    assert match, "no CSRF field on the page"
+    return match.group(1)
+
+
+def sign_in(base_url: str, secret: str = SECRET) -> httpx.Client:
+    """A client signed in through the login form, as a browser would be."""
+    client = httpx.Client(base_url=base_url, timeout=30)
+    form = client.get("/login")
+    response = client.post("/login", data={"csrf_token": token(form.text), "secret": secret})
+    assert response.status_code == 303 and response.headers["location"] == "/", response.text
+    return client
+
+
+@pytest.fixture
+def engine(database_url: str) -> Engine:
+    engine = catalog_engine(database_url)
+    add_brand(engine, "chloe", "Chloé")
+    return engine
+
+
+@pytest.fixture
+def store(store_url: str, tmp_path: Path) -> ObjectStore:
+    return open_store(store_url, home=tmp_path)
+
+
+@pytest.fixture
+def site(engine: Engine, store: ObjectStore) -> Iterator[str]:
+    with serve(create_app(engine, store, secret=SECRET, editor_name=EDITOR)) as url:
+        yield url
+
+
+def test_without_a_session_nothing_is_read_or_written(site: str, engine: Engine,
+                                                      store: ObjectStore,
+                                                      database_url: str) -> None:
+    draft = runway_draft(engine, store)
+    [key, _] = photo_keys(database_url, draft)
+    before = draft_state(database_url)
+    anonymous = httpx.Client(base_url=site, timeout=30)
+    login_page = anonymous.get("/login")
+    assert login_page.status_code == 200 and 'type="password"' in login_page.text
+    csrf = token(login_page.text)  # a token of a session that never signed in
+
+    for page in ("/", f"/drafts/runway:{draft}", "/?status=any"):
+        response = anonymous.get(page)
+        assert (response.status_code, response.headers["location"]) == (303, "/login"), page
+    assert anonymous.get(f"/photos/{key}").status_code == 403
+    for action in ("approve", "reject", "edit", "delete", "restore"):
+        response = anonymous.post(f"/drafts/runway:{draft}/{action}",
+                                  data={"csrf_token": csrf, "reason": "x", "title": "New"})
+        assert response.status_code == 403, action
+
+    wrong = anonymous.post("/login", data={"csrf_token": csrf, "secret": SECRET + "x"})
+    assert wrong.status_code == 401 and "wrong secret" in wrong.text
+    no_token = anonymous.post("/login", data={"secret": SECRET})
+    assert no_token.status_code == 403
+    assert anonymous.get("/").status_code == 303  # still signed out
+    assert draft_state(database_url) == before
+
+
+def test_every_form_needs_the_sessions_csrf_token(site: str, engine: Engine,
+                                                 store: ObjectStore, database_url: str) -> None:
+    draft = runway_draft(engine, store)
+    review_delete = runway_draft(engine, store)
+    client, other = sign_in(site), sign_in(site)
+    assert client.cookies["fashion_review"] != other.cookies["fashion_review"]
+    cookie = httpx.get(f"{site}/login").headers["set-cookie"]
+    other_token = token(other.get(f"/drafts/runway:{draft}").text)
+    before = draft_state(database_url)
+
+    forms = {"approve": {}, "reject": {"reason": "blurry"}, "edit": {"title": "New title"},
+             "delete": {}, "restore": {}}
+    for action, fields in forms.items():
+        for bad in ({}, {"csrf_token": ""}, {"csrf_token": "forged"},
+                    {"csrf_token": other_token}):
+            for target in (draft, review_delete):
+                response = client.post(f"/drafts/runway:{target}/{action}",
+                                       data={**fields, **bad})
+                assert response.status_code == 403, (action, bad)
+    # A body that is not a form (JSON) carries no token either.
+    assert client.post(f"/drafts/runway:{draft}/approve",
+                       json={"csrf_token": token(client.get("/login").text)}).status_code == 403
+    assert client.post("/logout", data={"csrf_token": "forged"}).status_code == 403
+    assert client.get("/").status_code == 200  # still signed in
+    assert draft_state(database_url) == before
+    assert "httponly" in cookie.lower() and "samesite=lax" in cookie.lower()
+
+    response = client.post("/logout", data={"csrf_token": token(client.get("/").text)})
+    assert (response.status_code, response.headers["location"]) == (303, "/login")
+    assert client.get("/").status_code == 303
+
+
+def test_the_forms_change_the_draft_and_its_audit_trail(site: str, engine: Engine,
+                                                        store: ObjectStore,
+                                                        database_url: str) -> None:
+    draft = runway_draft(engine, store)
+    client = sign_in(site)
+    page = f"/drafts/runway:{draft}"
+
+    def submit(action: str, **fields: str) -> httpx.Response:
+        csrf = token(client.get(page).text)
+        response = client.post(f"{page}/{action}", data={"csrf_token": csrf, **fields})
+        assert (response.status_code, response.headers["location"]) == (303, page)
+        return client.get(page)
+
+    refused = submit("reject", reason=" ")
+    assert f"refused: draft {draft}: a rejection needs a reason" in refused.text
+    assert trail(database_url) == []
+
+    assert f"draft {draft}: rejected" in submit("reject", reason="blurry").text
+    assert status_of(database_url, draft)[:3] == ("rejected", False, "blurry")
+    assert submit("approve").status_code == 200
+    assert status_of(database_url, draft)[:3] == ("approved", False, "")
+    again = submit("approve")
+    assert again.status_code == 200 and "approved already" in again.text
+
+    edited = submit("edit", brand_slug="chloe", season_code=CODE, title="Spring 2020 RTW",
+                    season="spring", year="2020", collection_type="ready-to-wear",
+                    reason="typo")
+    assert f"draft {draft}: edited title" in edited.text
+    assert status_of(database_url, draft) == ("approved", False, "", "Spring 2020 RTW")
+    assert "refused" in submit("edit", brand_slug="atlantis").text  # no such brand: a message
+
+    submit("delete")
+    assert status_of(database_url, draft)[1] is True
+    restored = submit("restore")
+    assert status_of(database_url, draft)[1] is False
+    assert trail(database_url) == [(draft, "reject", EDITOR, "blurry"),
+                                   (draft, "approve", EDITOR, ""),
+                                   (draft, "edit", EDITOR, "typo"),
+                                   (draft, "delete", EDITOR, ""),
+                                   (draft, "restore", EDITOR, "")]
+    for shown in ("reject", "blurry", "edit", "typo", "restore", EDITOR):
+        assert shown in restored.text
+    missing = client.get("/drafts/runway:999999")
+    assert missing.status_code == 404
+    assert client.post("/drafts/nonsense/approve",
+                       data={"csrf_token": token(client.get("/").text)}).status_code == 404
+
+
+def _raw_get(base_url: str, path: str, cookie: str) -> http.client.HTTPResponse:
+    """GET ``path`` exactly as written: httpx would normalize '..' away before sending it."""
+    address = urlsplit(base_url)
+    connection = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
+    connection.request("GET", path, headers={"Cookie": f"fashion_review={cookie}"})
+    response = connection.getresponse()
+    response.body = response.read()  # type: ignore[attr-defined]
+    connection.close()
+    return response
+
+
+def test_the_photo_route_serves_stored_bytes_by_key_only(site: str, engine: Engine,
+                                                         store: ObjectStore,
+                                                         database_url: str) -> None:
+    draft = runway_draft(engine, store)
+    keys = photo_keys(database_url, draft)
+    client = sign_in(site)
+
+    for key in keys:
+        response = client.get(f"/photos/{key}")
+        assert response.status_code == 200
+        assert response.content == store.get(key)
+        assert response.headers["content-type"] == "image/png"
+        assert response.headers["cache-control"] == "private, max-age=86400"
+        assert response.headers["x-content-type-options"] == "nosniff"
+
+    cookie = client.cookies["fashion_review"]
+    absent = object_key(b"never stored")
+    for path in ("/photos/..%2F..%2Fetc%2Fpasswd", "/photos/../../etc/passwd",
+                 "/photos/%2e%2e/%2e%2e/etc/passwd", f"/photos/{keys[0]}0",
+                 f"/photos/{keys[0].upper()}", f"/photos/{keys[0][:39]}", f"/photos/{absent}",
+                 f"/photos/{keys[0][:2]}%2F{keys[0]}", "/photos/", "/photos/%00"):
+        response = _raw_get(site, path, cookie)
+        assert response.status == 404, path
+        assert b"root:" not in response.body and response.body != store.get(keys[0]), path
+
+
+def test_draft_fields_are_escaped_and_siblings_shown(site: str, engine: Engine,
+                                                     store: ObjectStore,
+                                                     database_url: str) -> None:
+    draft = runway_draft(engine, store, title=XSS)
+    sibling = runway_draft(engine, store, title="Second source", source="theimpression")
+    client = sign_in(site)
+
+    escaped = "&lt;script&gt;alert(1)&lt;/script&gt;"
+    queue = client.get("/")
+    page = client.get(f"/drafts/runway:{draft}")
+    for html in (queue.text, page.text):
+        assert XSS not in html and escaped in html
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+
+    attack = '"><img src=x onerror=alert(1)>'
+    csrf = token(page.text)
+    client.post(f"/drafts/runway:{draft}/edit", data={"csrf_token": csrf, "title": attack})
+    assert status_of(database_url, draft)[3] == attack
+    edited = client.get(f"/drafts/runway:{draft}").text
+    assert attack not in edited and "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in edited
+
+    for key in photo_keys(database_url, draft):
+        assert f'src="/photos/{key}"' in edited
+    sibling_thumb = photo_keys(database_url, sibling)[0]
+    assert f'href="/drafts/runway:{sibling}"' in edited
+    assert f'src="/photos/{sibling_thumb}"' in edited
+    assert f'src="/photos/{photo_keys(database_url, draft)[0]}"' in queue.text
+
+
+def test_the_queue_filters_and_pages(site: str, engine: Engine, store: ObjectStore,
+                                     database_url: str) -> None:
+    first = runway_draft(engine, store, title="First pending")
+    runway_draft(engine, None, title="Approved one", status="approved")
+    runway_draft(engine, None, title="From theImpression", source="theimpression")
+    for n in range(50):
+        runway_draft(engine, None, title=f"Filler {n:02d}", code="fall-2019-menswear")
+    client = sign_in(site)
+
+    queue = client.get("/").text
+    assert "First pending" in queue and "Approved one" not in queue
+    assert 'id="next-page"' in queue and "Filler 47" in queue and "Filler 48" not in queue
+    second = client.get("/?offset=50").text
+    assert "Filler 48" in second and "Filler 49" in second and "First pending" not in second
+    assert 'id="next-page"' not in second
+    approved = client.get("/?status=approved").text
+    assert "Approved one" in approved and "First pending" not in approved
+    by_source = client.get("/?source=theimpression").text
+    assert "From theImpression" in by_source and "First pending" not in by_source
+    assert "First pending" not in client.get("/?kind=street").text
+    assert "First pending" not in client.get("/?brand=someone-else").text
+    assert "First pending" in client.get("/?brand=chloe&status=any").text
+    assert client.get("/?offset=bogus&status=bogus").status_code == 200
+    assert f'href="/drafts/runway:{first}"' in queue
+
+
+def test_without_a_secret_the_page_is_local_and_still_checks_csrf(
+        engine: Engine, store: ObjectStore, database_url: str) -> None:
+    draft = runway_draft(engine, store)
+    app = create_app(engine, store, secret=None)
+    with serve(app) as url:
+        client = httpx.Client(base_url=url, timeout=30)
+        queue = client.get("/")
+        assert queue.status_code == 200
+        assert "no FASHION_REVIEW_SECRET set: open to anyone on this machine" in queue.text
+        assert client.get("/login").headers["location"] == "/"
+        before = draft_state(database_url)
+        assert client.post(f"/drafts/runway:{draft}/approve").status_code == 403
+        assert client.post(f"/drafts/runway:{draft}/approve",
+                           data={"csrf_token": "forged"}).status_code == 403
+        assert draft_state(database_url) == before
+        page = client.get(f"/drafts/runway:{draft}").text
+        response = client.post(f"/drafts/runway:{draft}/approve",
+                               data={"csrf_token": token(page)})
+        assert response.status_code == 303
+        assert status_of(database_url, draft)[0] == "approved"
+        assert trail(database_url) == [(draft, "approve", "editor", "")]
+    # A client that is not on this machine is refused, whatever address the server is on.
+    assert asyncio.run(_status_from(app, ("192.0.2.10", 40000))) == 403
+    assert asyncio.run(_status_from(app, ("127.0.0.1", 40000))) == 200
+
+
+async def _status_from(app: Any, client: tuple[str, int]) -> int:
+    """The status of ``GET /`` for a client at ``client`` (httpx calls the app in-process)."""
+    transport = httpx.ASGITransport(app=app, client=client)
+    async with httpx.AsyncClient(transport=transport, base_url="http://review") as http:
+        return (await http.get("/")).status_code
+
+
+def test_serve_refuses_a_public_host_without_a_secret(tmp_path: Path) -> None:
+    runner = CliRunner()
+    env = {"FASHION_REVIEW_SECRET": "", "FASHION_HOME": str(tmp_path)}
+    for host in ("0.0.0.0", "192.0.2.10", "::"):
+        result = runner.invoke(main, ["review", "serve", "--host", host], env=env)
+        assert result.exit_code != 0, result.output
+        assert f"refusing to serve on {host}: no FASHION_REVIEW_SECRET is set" in result.output
+    assert not (tmp_path / "catalog.db").exists()  # refused before opening anything
