@@ -62,6 +62,8 @@ SETTINGS: tuple[Setting, ...] = (
             "only once it is this many hours old, so an ingest in flight keeps its photos."),
     Setting("FASHION_CLEANUP_CRON", "0 4 * * *", "When the media_cleanup_schedule runs (cron, "
             "UTC)."),
+    Setting("FASHION_REVIEW_URL", "http://127.0.0.1:8810", "Where editors reach the review "
+            "page; promotion metadata shows thumbnails and links through it."),
     Setting("FASHION_REVIEW_SECRET", "", "The secret editors sign in to the review page with "
             "(fashion-assets review serve). Empty: no sign-in, and the page only listens on "
             "loopback."),

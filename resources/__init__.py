@@ -96,6 +96,16 @@ class TheImpressionSourceResource(ConfigurableResource):
         return HostPolicy.from_config(self.base_url, settings.split_hosts(self.image_hosts))
 
 
+class ReviewPageResource(ConfigurableResource):
+    """Where editors reach the review page (``fashion-assets review serve``): run metadata
+    links photos and drafts through it rather than exposing the store."""
+
+    base_url: str = Field(description="The review page's address, as editors open it.")
+
+    def photo_url(self, object_key: str) -> str:
+        return f"{self.base_url.rstrip('/')}/photos/{object_key}"
+
+
 class ClockResource(ConfigurableResource):
     """The crawl's clock: the system's UTC time, or a fixed time for tests and replays.
 
@@ -206,6 +216,8 @@ def resources_from_env(env: Mapping[str, str] | None = None) -> dict[str, Config
             image_hosts=_value(env, "FASHION_THEIMPRESSION_IMAGE_HOSTS", str, as_env_var)),
         "crawler": CrawlerResource(**crawler),
         "clock": ClockResource(fixed_time=_clock_value(env)),
+        "review_page": ReviewPageResource(
+            base_url=_value(env, "FASHION_REVIEW_URL", str, as_env_var)),
     }
 
 

@@ -10,7 +10,7 @@ from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, ass
 from fashion_assets.catalog.entities import RUNWAY, STREET
 from fashion_assets.catalog.promotion import approved_backlog, promote
 from fashion_assets.report import markdown_table
-from fashion_assets.resources import CatalogResource
+from fashion_assets.resources import CatalogResource, ReviewPageResource
 
 GROUP = "catalog"
 
@@ -37,8 +37,8 @@ def approved_drafts(catalog: CatalogResource) -> MaterializeResult:
                 "union of the photos of its approved drafts from every source, each photo "
                 "once, Vogue's first. Promoting again changes nothing.",
 )
-def catalog_entries(context: AssetExecutionContext, catalog: CatalogResource
-                    ) -> MaterializeResult:
+def catalog_entries(context: AssetExecutionContext, catalog: CatalogResource,
+                    review_page: ReviewPageResource) -> MaterializeResult:
     engine = catalog.engine()
     results = [promote(engine, tables) for tables in (RUNWAY, STREET)]
     metadata: dict[str, object] = {}
@@ -52,8 +52,15 @@ def catalog_entries(context: AssetExecutionContext, catalog: CatalogResource
             f"{r.kind}_photos_added": r.photos_added,
             f"{r.kind}_drafts_promoted": r.drafts_promoted,
             f"{r.kind}_preview": MetadataValue.md(markdown_table(
-                ["entity key", "title", "photos", "first photo (object key)"],
-                [(" / ".join(map(str, e.key)), e.title, e.photos, e.first_object_key)
+                ["entity key", "title", "photos", "first photo"],
+                [(" / ".join(map(str, e.key)), e.title, e.photos,
+                  _thumbnail(review_page.photo_url(e.first_object_key))
+                  if e.first_object_key else "")
                  for e in r.preview])),
         })
     return MaterializeResult(metadata=metadata)
+
+
+def _thumbnail(url: str) -> str:
+    """A markdown thumbnail of the photo, served by the review page (never the store)."""
+    return f"![first photo]({url})"

@@ -97,6 +97,9 @@ def test_both_sources_of_a_show_merge_a_rejected_sibling_stays_out_and_twice_is_
                                    c=merged.season_code)]
     assert set(sources) == {"vogue", "theimpression"} and sources == sorted(
         sources, key=lambda s: s != "vogue")
+    first_key = entry_photos(database_url, RUNWAY, keys[0])[0]
+    assert f"![first photo](http://127.0.0.1:8810/photos/{first_key})" in first[
+        "runway_preview"]
     assert first["runway_photos_added"] == sum(
         len(entry_photos(database_url, RUNWAY, k)) for k in keys)
     assert query(database_url, "SELECT count(*) FROM brand_runway_drafts WHERE status ="
