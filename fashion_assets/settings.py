@@ -42,6 +42,18 @@ SETTINGS: tuple[Setting, ...] = (
             "crawl's year and month."),
     Setting("FASHION_IMAGE_CONCURRENCY", "16", "Photo downloads in flight at once, per run."),
     Setting("FASHION_HOST_CONCURRENCY", "16", "Requests in flight at once to any one host."),
+    Setting("FASHION_PAGE_DELAY", "0.25", "Seconds at least between two page requests "
+            "(anything but a photo) to one host, per client; 0: no delay."),
+    Setting("FASHION_HOST_IMAGE_CONCURRENCY", "8", "Photo downloads in flight at once to any "
+            "one host. Halved (never below 1) when the host answers 429 or 503, then restored "
+            "one step at a time."),
+    Setting("FASHION_THROTTLE_RESTORE_SECONDS", "30", "After a host throttled, one more photo "
+            "download in flight is allowed again once this many seconds passed without "
+            "throttling (or sooner, see FASHION_THROTTLE_RESTORE_SUCCESSES), up to "
+            "FASHION_HOST_IMAGE_CONCURRENCY."),
+    Setting("FASHION_THROTTLE_RESTORE_SUCCESSES", "100", "After a host throttled, one more "
+            "photo download in flight is allowed again after this many successful answers "
+            "from it (or sooner, see FASHION_THROTTLE_RESTORE_SECONDS)."),
     Setting("FASHION_SHOW_CONCURRENCY", "4", "Shows ingested at once, per run (each show is "
             "still committed on its own)."),
     Setting("FASHION_HTTP_TIMEOUT", "20", "Seconds before a request is given up and retried."),

@@ -129,6 +129,10 @@ class CrawlerResource(ConfigurableResource):
     # No defaults here: ``resources_from_env`` fills every field from the settings table.
     image_concurrency: int
     host_concurrency: int
+    page_delay: float
+    host_image_concurrency: int
+    throttle_restore_seconds: float
+    throttle_restore_successes: int
     show_concurrency: int
     http_timeout: float
     http_retries: int
@@ -145,6 +149,9 @@ class CrawlerResource(ConfigurableResource):
             user_agent=self.user_agent, timeout_s=self.http_timeout, retries=self.http_retries,
             backoff_base_s=self.retry_backoff, max_retry_after_s=self.max_retry_after,
             host_concurrency=self.host_concurrency, obey_robots=self.obey_robots,
+            page_delay_s=self.page_delay, host_image_concurrency=self.host_image_concurrency,
+            throttle_restore_s=self.throttle_restore_seconds,
+            throttle_restore_successes=self.throttle_restore_successes,
         )
 
     def limits(self) -> CrawlLimits:
@@ -159,6 +166,10 @@ class CrawlerResource(ConfigurableResource):
 _CRAWLER_ENV = {
     "image_concurrency": "FASHION_IMAGE_CONCURRENCY",
     "host_concurrency": "FASHION_HOST_CONCURRENCY",
+    "page_delay": "FASHION_PAGE_DELAY",
+    "host_image_concurrency": "FASHION_HOST_IMAGE_CONCURRENCY",
+    "throttle_restore_seconds": "FASHION_THROTTLE_RESTORE_SECONDS",
+    "throttle_restore_successes": "FASHION_THROTTLE_RESTORE_SUCCESSES",
     "show_concurrency": "FASHION_SHOW_CONCURRENCY",
     "http_timeout": "FASHION_HTTP_TIMEOUT",
     "http_retries": "FASHION_HTTP_RETRIES",
@@ -172,6 +183,10 @@ _CRAWLER_ENV = {
 }
 
 
+# Numbers for which 0 makes sense: no retries, no delay between page requests.
+_ZERO_ALLOWED = frozenset({"FASHION_HTTP_RETRIES", "FASHION_PAGE_DELAY"})
+
+
 def _value(env: Mapping[str, str], name: str, kind: type, as_env_var: bool) -> Any:
     """The setting's value, checked now so a bad one fails with its name at load time.
 
@@ -183,7 +198,7 @@ def _value(env: Mapping[str, str], name: str, kind: type, as_env_var: bool) -> A
         value = settings.parse_bool(raw) if kind is bool else kind(raw)
     except ValueError:
         raise ValueError(f"{name}={raw!r} is not a valid {kind.__name__}") from None
-    if kind in (int, float) and (value < 0 or (value == 0 and name != "FASHION_HTTP_RETRIES")):
+    if kind in (int, float) and (value < 0 or (value == 0 and name not in _ZERO_ALLOWED)):
         raise ValueError(f"{name}={raw!r} must be positive")
     if as_env_var and env.get(name, "").strip() and kind in (int, str):
         return EnvVar.int(name) if kind is int else EnvVar(name)

@@ -98,7 +98,8 @@ def pipeline_env(home: Path, database_url: str, store_url: str, replica: Replica
                  **overrides: str) -> dict[str, str]:
     """The FASHION_* settings of a test pipeline pointed at the replica.
 
-    Retries are kept short so fault tests finish quickly; everything else is the default.
+    Retries are kept short so fault tests finish quickly, and pages are not spaced apart (the
+    page delay has tests of its own); everything else is the default.
     """
     env = {
         "FASHION_HOME": str(home),
@@ -111,6 +112,7 @@ def pipeline_env(home: Path, database_url: str, store_url: str, replica: Replica
             url.split("://", 1)[1] for url in (replica.impression_cdn_url, replica.impression_url)),
         "FASHION_RETRY_BACKOFF": "0.01",
         "FASHION_HTTP_TIMEOUT": "5",
+        "FASHION_PAGE_DELAY": "0",
     }
     env.update(overrides)
     return env

@@ -81,7 +81,7 @@ async def store_photos(fetcher: Fetcher, store: ObjectStore, images: Sequence[Ma
 
 async def store_photo(fetcher: Fetcher, store: ObjectStore, image: ManifestImage,
                       limits: CrawlLimits) -> StoredImage | MissingImage:
-    fetched = await fetcher.fetch(image.url, max_bytes=limits.media.max_bytes)
+    fetched = await fetcher.fetch(image.url, max_bytes=limits.media.max_bytes, kind="image")
     if not fetched.ok:
         return MissingImage(image.position, image.url, str(fetched.error), fetched.detail)
     verdict = inspect_image(fetched.body, limits.media)

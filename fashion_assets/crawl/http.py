@@ -1,9 +1,11 @@
 """The polite, guarded HTTP client every crawl goes through.
 
 Every request passes the host policy first (the source's base host and its image hosts, and
-nothing else: redirect targets included), then robots.txt, then a per-host concurrency limit
-and any ``Retry-After`` window the host gave us. Failures come back as a ``Fetched`` with a
-stable reason code instead of an exception, so a crawl records them and goes on.
+nothing else: redirect targets included), then robots.txt, then the host's pace
+(``domain/politeness.py``: photos within a per-host cap that a 429 or 503 halves, pages spaced
+apart), a per-host concurrency limit and any ``Retry-After`` window the host gave us. Failures
+come back as a ``Fetched`` with a stable reason code instead of an exception, so a crawl
+records them and goes on.
 
 httpx is the API (requests, responses, errors, transports); its aiohttp transport is used
 because httpx's default async transport is the bottleneck on this workload (about 4x slower,
@@ -23,9 +25,11 @@ import ssl
 import tempfile
 import time
 import urllib.robotparser
-from collections import defaultdict
+from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 from urllib.parse import quote, urljoin, urlsplit
 
 import aiohttp
@@ -38,8 +42,13 @@ from fashion_assets.domain.hosts import (
     check_resolved_addresses,
     check_url,
 )
+from fashion_assets.domain.politeness import HostPace, PaceRules, after_answer, page_sent, page_wait
+from fashion_assets.domain.politeness import start as start_pace
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+
+# What a request fetches: a photo ("image"), or anything else ("page"), paced differently.
+FetchKind = Literal["page", "image"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,15 @@ class HttpPolicy:
     host_concurrency: int = 16
     obey_robots: bool = True
     max_redirects: int = 5
+    page_delay_s: float = 0.25
+    host_image_concurrency: int = 8
+    throttle_restore_s: float = 30.0
+    throttle_restore_successes: int = 100
+
+    def pace_rules(self) -> PaceRules:
+        return PaceRules(page_delay_s=self.page_delay_s, image_cap=self.host_image_concurrency,
+                         restore_successes=self.throttle_restore_successes,
+                         restore_s=self.throttle_restore_s)
 
 
 @dataclass(frozen=True)
@@ -83,6 +101,69 @@ class FetchCounters:
     bytes_received: int = 0
     retries: int = 0
     by_error: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+
+@dataclass(frozen=True)
+class ImageSlots:
+    """A host's photo downloads: how many may be in flight now, are, and wait for a slot."""
+
+    limit: int
+    in_flight: int
+    waiting: int
+
+
+class _Limiter:
+    """At most ``limit`` holders at once, with a limit that may change while slots are held.
+
+    asyncio.Semaphore cannot shrink (its counter is the number of free slots), so this counts
+    holders and compares them with the limit: a lower limit takes effect as holders leave
+    (nobody is interrupted), a higher one lets waiters in at once. Waiters are served in
+    arrival order and a freed slot is handed to the first of them directly, so a woken waiter
+    never competes again (no thundering herd, no starvation). Invariant: someone waits only
+    while ``active >= limit``.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.active = 0
+        self._waiters: deque[asyncio.Future[None]] = deque()
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiters)
+
+    async def __aenter__(self) -> None:
+        if self.active < self.limit and not self._waiters:
+            self.active += 1
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        except asyncio.CancelledError:
+            if not waiter.cancelled():  # granted a slot just as it was cancelled: hand it on
+                self._release()
+            elif waiter in self._waiters:
+                self._waiters.remove(waiter)
+            raise
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._release()
+
+    def resize(self, limit: int) -> None:
+        self.limit = limit
+        self._hand_over()
+
+    def _release(self) -> None:
+        self.active -= 1
+        self._hand_over()
+
+    def _hand_over(self) -> None:
+        while self._waiters and self.active < self.limit:
+            waiter = self._waiters.popleft()
+            if not waiter.done():  # a cancelled one leaves on its own
+                waiter.set_result(None)
+                self.active += 1
 
 
 @functools.cache
@@ -165,17 +246,24 @@ def machine_windows_dir() -> Path | None:
 class Fetcher:
     """An async HTTP client bound to one host policy. Use as ``async with Fetcher(...)``.
 
-    ``windows`` defaults to the Retry-After windows shared on this machine.
+    ``windows`` defaults to the Retry-After windows shared on this machine. The pace of each
+    host (``domain/politeness.py``) is this client's own, read on ``clock`` (monotonic
+    seconds): a photo limiter per host whose limit follows the rule, and the time of the last
+    page request.
     """
 
     def __init__(
         self, policy: HttpPolicy, hosts: HostPolicy, *, rng: random.Random | None = None,
-        windows: RetryAfterWindows | None = None,
+        windows: RetryAfterWindows | None = None, clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.policy = policy
         self.hosts = hosts
         self.counters = FetchCounters()
         self._rng = rng or random.Random()
+        self._clock = clock
+        self._pace_rules = policy.pace_rules()
+        self._paces: dict[str, HostPace] = {}
+        self._image_slots: dict[str, _Limiter] = {}
         self._host_slots: dict[str, asyncio.Semaphore] = {}
         self._windows = windows or RetryAfterWindows(machine_windows_dir(),
                                                      policy.max_retry_after_s)
@@ -198,8 +286,28 @@ class Fetcher:
             await self._transport.aclose()
             self._transport = None
 
-    async def fetch(self, url: str, *, max_bytes: int) -> Fetched:
-        """GET ``url`` within the policy; never raises for network or HTTP trouble."""
+    def pace(self, host: str) -> HostPace:
+        """The pace of ``host`` (``host[:port]``, as in the URL) as this client keeps it."""
+        pace = self._paces.get(host)
+        if pace is None:
+            pace = self._paces[host] = start_pace(self._pace_rules, self._clock())
+        return pace
+
+    def image_slots(self, host: str) -> ImageSlots:
+        """The photo downloads of ``host`` (``host[:port]``): limit, in flight, waiting."""
+        limiter = self._image_slots.get(host)
+        if limiter is None:
+            return ImageSlots(self.pace(host).image_limit, 0, 0)
+        return ImageSlots(limiter.limit, limiter.active, limiter.waiting)
+
+    async def fetch(self, url: str, *, max_bytes: int, kind: FetchKind = "page") -> Fetched:
+        """GET ``url`` within the policy; never raises for network or HTTP trouble.
+
+        ``kind`` is "image" for a photo (within the host's photo cap) and "page" for anything
+        else (spaced by the page delay); redirects keep the kind of the first URL.
+        """
+        if kind not in ("page", "image"):
+            raise ValueError(f"kind must be 'page' or 'image', got {kind!r}")
         attempts = redirects = 0
         current = url
         while True:
@@ -208,7 +316,7 @@ class Fetcher:
                 return self._fail(url, current, attempts, *refusal)
             attempts += 1
             try:
-                result = await self._attempt(current, max_bytes)
+                result = await self._attempt(current, max_bytes, kind)
             except _Retry as retry:
                 if attempts > self.policy.retries + redirects:
                     return self._fail(url, current, attempts, retry.reason,
@@ -302,13 +410,27 @@ class Fetcher:
             return parser
         return "deny"
 
-    async def _attempt(self, url: str, max_bytes: int) -> Fetched | str:
-        """One request. Returns the result, or the next URL for a redirect; raises _Retry."""
-        assert self._transport is not None, "use the Fetcher as an async context manager"
+    async def _attempt(self, url: str, max_bytes: int, kind: FetchKind = "page") -> Fetched | str:
+        """One request. Returns the result, or the next URL for a redirect; raises _Retry.
+
+        A photo first takes one of its host's photo slots (the cap the pace allows now), then,
+        like a page, one of the host's request slots.
+        """
         host = urlsplit(url).netloc
+        if kind != "image":
+            return await self._send(url, host, max_bytes, kind)
+        limiter = self._image_slots.get(host)
+        if limiter is None:
+            limiter = self._image_slots[host] = _Limiter(self.pace(host).image_limit)
+        async with limiter:
+            return await self._send(url, host, max_bytes, kind)
+
+    async def _send(self, url: str, host: str, max_bytes: int, kind: FetchKind) -> Fetched | str:
+        assert self._transport is not None, "use the Fetcher as an async context manager"
         slots = self._host_slots.setdefault(host, asyncio.Semaphore(self.policy.host_concurrency))
         async with slots:
-            await self._respect_retry_after(host)
+            await self._wait_turn(host, kind)
+            sent_at = self._clock()
             self.counters.requests += 1
             # Straight to the transport: the client layer's cookie jar, auth and redirect
             # handling cost a fifth of a crawl's CPU, and this client needs none of them.
@@ -317,6 +439,7 @@ class Fetcher:
             try:
                 response = await self._transport.handle_async_request(request)
                 try:
+                    self._paced(host, response.status_code, sent_at)
                     return await self._read(url, host, response, max_bytes)
                 finally:
                     await response.aclose()
@@ -381,6 +504,34 @@ class Fetcher:
             raise _Retry("truncated", f"body of {size} bytes, {declared} announced")
         return Fetched(url, url, status, b"".join(chunks),
                        response.headers.get("content-type"), 1)
+
+    async def _wait_turn(self, host: str, kind: FetchKind) -> None:
+        """Wait out the host's Retry-After window and, for a page, the page delay.
+
+        The window is checked again after the page delay's sleep (a 429 may arrive meanwhile);
+        the page's send time is recorded with no await between check and record, so two
+        pages of one host are never sent less than the delay apart.
+        """
+        while True:
+            await self._respect_retry_after(host)
+            if kind != "page":
+                return
+            wait = page_wait(self.pace(host), self._clock())
+            if wait <= 0:
+                self._paces[host] = page_sent(self.pace(host), self._clock())
+                return
+            await asyncio.sleep(wait)
+
+    def _paced(self, host: str, status: int, sent_at: float) -> None:
+        """Tell the host's pace how it answered; its photo limiter follows the new limit."""
+        pace = self.pace(host)
+        paced = after_answer(pace, status, self._clock(), sent_at=sent_at)
+        if paced is pace:
+            return
+        self._paces[host] = paced
+        limiter = self._image_slots.get(host)
+        if limiter is not None and paced.image_limit != limiter.limit:
+            limiter.resize(paced.image_limit)
 
     async def _respect_retry_after(self, host: str) -> None:
         """Wait until the host's Retry-After window is over.

@@ -21,7 +21,7 @@ import random
 import signal
 import sys
 import threading
-from collections import Counter
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypeVar
@@ -59,6 +59,7 @@ _STREAM_CHUNK = 256 * 1024
 _CONTROL_PREFIX = "/__replica/"
 _SHUTDOWN_TIMEOUT_S = 2.0
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+_ARRIVALS_KEPT = 10_000  # arrival times remembered per origin and kind, the latest
 
 
 @dataclass
@@ -97,7 +98,9 @@ class FaultPlan:
 @dataclass(frozen=True)
 class ReplicaStats:
     """A snapshot of the counters; ``by_status`` counts answered requests only (a dropped
-    request has no status), ``held`` is how many image requests wait at the gate now."""
+    request has no status), ``held`` is how many image requests wait at the gate now,
+    ``peak_in_flight`` the most requests each origin was serving at once (held ones included)
+    since the last reset."""
 
     page_requests: int = 0
     image_requests: int = 0
@@ -110,6 +113,7 @@ class ReplicaStats:
     retry_after_violations: int = 0
     in_flight_after_429: int = 0
     held: int = 0
+    peak_in_flight: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,9 +126,18 @@ class ReplicaStats:
 
 
 class _Counters:
-    """Mutable counters, touched only on the server's loop."""
+    """Mutable counters, touched only on the server's loop.
 
-    def __init__(self) -> None:
+    ``peak_in_flight`` starts at the requests each origin is serving when the counters are
+    made (a reset mid-crawl measures from there); ``arrivals`` holds the loop time at which
+    each request arrived, per (origin, kind), the latest ``_ARRIVALS_KEPT``.
+    """
+
+    def __init__(self, in_flight: Counter[str] | None = None) -> None:
+        self.peak_in_flight: Counter[str] = Counter(
+            {origin: n for origin, n in (in_flight or {}).items() if n > 0})
+        self.arrivals: defaultdict[tuple[str, str], deque[float]] = defaultdict(
+            lambda: deque(maxlen=_ARRIVALS_KEPT))
         self.requests: Counter[str] = Counter()
         self.by_status: Counter[int] = Counter()
         self.by_path: Counter[str] = Counter()
@@ -203,6 +216,7 @@ class _Handlers:
         self.plan = FaultPlan()
         self.rng = random.Random(0)
         self.counters = _Counters()
+        self.serving: Counter[str] = Counter()  # requests being served now, per origin
         # origin -> (loop time the last 429 was sent, loop time its Retry-After window ends)
         self.windows: dict[str, tuple[float, float]] = {}
         self.gate = _Gate()
@@ -220,7 +234,7 @@ class _Handlers:
 
     def reset(self) -> None:
         """Zero the counters and forget Retry-After windows, so each scenario starts clean."""
-        self.counters = _Counters()
+        self.counters = _Counters(self.serving)
         self.windows.clear()
 
     def stats(self) -> ReplicaStats:
@@ -237,6 +251,7 @@ class _Handlers:
             retry_after_violations=c.violations,
             in_flight_after_429=c.in_flight,
             held=self.gate.held,
+            peak_in_flight=dict(c.peak_in_flight),
         )
 
     async def control(self, request: web.Request) -> web.Response:
@@ -427,9 +442,27 @@ class _Handlers:
     ) -> web.StreamResponse:
         """Count, apply the transient faults, then answer with ``reply_for``; ``not_found`` is
         the origin's 404 page, for soft 404s (default: Vogue's)."""
-        counters, plan, loop = self.counters, self.plan, asyncio.get_running_loop()
+        counters, loop = self.counters, asyncio.get_running_loop()
         counters.requests[kind] += 1
         counters.by_path[request.path] += 1
+        counters.arrivals[(origin, kind)].append(loop.time())
+        self.serving[origin] += 1
+        counters.peak_in_flight[origin] = max(counters.peak_in_flight[origin],
+                                              self.serving[origin])
+        try:
+            return await self._answer(request, origin, kind, reply_for, not_found)
+        finally:
+            self.serving[origin] -= 1
+
+    async def _answer(
+        self,
+        request: web.Request,
+        origin: str,
+        kind: str,
+        reply_for: Callable[[web.Request], _Reply],
+        not_found: bytes | None,
+    ) -> web.StreamResponse:
+        counters, plan, loop = self.counters, self.plan, asyncio.get_running_loop()
         sent_429, window_end = self.windows.get(origin, (0.0, 0.0))
         if loop.time() < window_end:
             if loop.time() < sent_429 + plan.in_flight_grace_s:
@@ -682,6 +715,15 @@ class ReplicaServer:
 
     def held_count(self) -> int:
         return self._require_handlers().gate.held
+
+    def serving(self, origin: str) -> int:
+        """Requests ``origin`` ("site", "cdn", "impression", "impression_cdn") serves now."""
+        return self._on_loop(lambda handlers: handlers.serving[origin])
+
+    def arrivals(self, origin: str, kind: str) -> list[float]:
+        """When the ``kind`` ("page", "image", "robots") requests to ``origin`` arrived since
+        the last reset: the server loop's monotonic time, in arrival order."""
+        return self._on_loop(lambda handlers: list(handlers.counters.arrivals[(origin, kind)]))
 
     def wait_held(self, count: int, timeout: float = 10.0) -> bool:
         """Block until at least ``count`` image requests wait at the gate; False on timeout."""
