@@ -7,11 +7,12 @@ CLI makes shows up in ``dagster dev`` afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -211,13 +212,22 @@ def _name_action(action: Any) -> Any:
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable status.")
 def status(as_json: bool) -> None:
-    """Brands, shows, drafts by status, photos stored, objects and bytes in the store."""
-    from fashion_assets.status import catalog_status
+    """The crawler's status line and progress, then brands, shows, drafts by status, photos
+    stored, objects and bytes in the store."""
+    from fashion_assets.status import catalog_status, crawler_status
 
-    report = catalog_status(_engine(), settings.store_url(), settings.home_dir())
+    engine = _engine()
+    with _queue_instance() as (instance, note):
+        crawler = crawler_status(engine, instance)
+    if note:
+        crawler["queue_note"] = note
+    report = catalog_status(engine, settings.store_url(), settings.home_dir())
     if as_json:
-        click.echo(json.dumps(report, indent=2))
+        click.echo(json.dumps({**report, "crawler": crawler}, indent=2))
         return
+    click.echo(crawler["line"] + (f" ({crawler['queue_note']})" if crawler["queue_note"]
+                                  else ""))
+    _echo_crawls(crawler)
     click.echo(f"catalog: {report['database']}")
     click.echo(f"store:   {report['store']['url']} - {report['store']['objects']} objects, "
                f"{report['store']['bytes']:,} bytes")
@@ -237,6 +247,40 @@ def status(as_json: bool) -> None:
         import pandas as pd
 
         click.echo("\n" + pd.DataFrame(report["per_brand"]).to_string(index=False))
+
+
+@contextlib.contextmanager
+def _queue_instance() -> Iterator[tuple[Any, str]]:
+    """The Dagster instance of ``DAGSTER_HOME`` for the run queue, and a note when there is none.
+
+    Only an explicit ``DAGSTER_HOME``: runs are queued by a daemon or webserver, which need
+    it; without it nothing is created (status only reads) and the queue counts 0, with why.
+    """
+    if not os.environ.get("DAGSTER_HOME"):
+        yield None, ""
+        return
+    from dagster import DagsterInstance
+
+    try:
+        instance = DagsterInstance.get()
+    except Exception as exc:  # a broken DAGSTER_HOME must not hide the rest of the status
+        yield None, f"Dagster instance of DAGSTER_HOME unavailable, queue not counted: {exc}"
+        return
+    with instance:
+        yield instance, ""
+
+
+def _echo_crawls(crawler: Mapping[str, Any]) -> None:
+    """Per running crawl (brand, season or week): shows, photos, last show, heartbeat age."""
+    for c in crawler["running"]:
+        click.echo(f"  running {c['partition_key']} ({c['kind']}): shows {c['shows_done']}/"
+                   f"{c['shows_total']}, photos {c['photos_done']}/{c['photos_total']}, last "
+                   f"{c['current_show'] or '-'}, heartbeat {c['heartbeat_age']}"
+                   " ago" + (" STALE (heartbeat older than the stuck threshold)"
+                             if c["stale"] else "") + f" [run {c['run_id']}]")
+    for q in crawler["queued"]:
+        click.echo(f"  queued {q['partition_key'] or '-'} ({q['job_name']}): waiting "
+                   f"{q['waiting']} [run {q['run_id']}]")
 
 
 @main.group()
@@ -420,11 +464,15 @@ def review_serve(host: str, port: int) -> None:
             f"refusing to serve on {host}: no FASHION_REVIEW_SECRET is set, so anyone who "
             "reaches the page could review drafts; set it or use --host 127.0.0.1")
     store = open_store(settings.store_url(), home=settings.home_dir())
-    app = create_app(_engine(), store, secret=secret,
-                     editor_name=os.environ.get("FASHION_EDITOR") or "web")
-    click.echo(f"review page on http://{host}:{port}/"
-               + ("" if secret else " (no FASHION_REVIEW_SECRET: open to this machine)"))
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    with _queue_instance() as (instance, note):  # the /crawler page's run queue
+        app = create_app(_engine(), store, secret=secret,
+                         editor_name=os.environ.get("FASHION_EDITOR") or "web",
+                         instance=instance)
+        click.echo(f"review page on http://{host}:{port}/"
+                   + ("" if secret else " (no FASHION_REVIEW_SECRET: open to this machine)"))
+        if note:
+            click.echo(note, err=True)
+        uvicorn.run(app, host=host, port=port, log_level="info")
 
 
 @main.command()

@@ -9,9 +9,11 @@ from fashion_assets.assets.checks import catalog_checks
 from fashion_assets.assets.runway import impression_runway_assets, runway_assets
 from fashion_assets.assets.street import street_assets
 from fashion_assets.jobs.cleanup import build_media_cleanup_job, build_media_cleanup_schedule
+from fashion_assets.jobs.coverage import impression_coverage_repair_job, runway_coverage_repair_job
 from fashion_assets.resources import resources_from_env
 from fashion_assets.sensors.approved_drafts import approved_drafts_sensor
 from fashion_assets.sensors.brand_partitions import brand_partitions_sensor
+from fashion_assets.sensors.coverage import coverage_sensor
 from fashion_assets.sensors.runway_seasons import runway_season_partitions_sensor
 
 runway_crawl_job = define_asset_job(
@@ -48,10 +50,11 @@ def build_definitions(env: Mapping[str, str] | None = None) -> Definitions:
                 approved_drafts, catalog_entries],
         asset_checks=catalog_checks,
         jobs=[runway_crawl_job, impression_runway_crawl_job, street_style_crawl_job,
-              promote_approved_drafts_job, build_media_cleanup_job(env)],
+              promote_approved_drafts_job, runway_coverage_repair_job,
+              impression_coverage_repair_job, build_media_cleanup_job(env)],
         schedules=[build_media_cleanup_schedule(env)],
         sensors=[brand_partitions_sensor, runway_season_partitions_sensor,
-                 approved_drafts_sensor],
+                 approved_drafts_sensor, coverage_sensor],
         resources=resources_from_env(env),
     )
 

@@ -1,14 +1,27 @@
-"""Per-show progress lines for a run's log, sent in batches.
+"""Per-show progress of a crawl step: lines for the run's log, rows for the catalog.
 
 Every log line of a Dagster run is an event written to the instance's storage: one event per
 show cost a sixth of a crawl's time. Lines are grouped into one event every few seconds, so
 the log still shows every show's outcome, in order, as the run goes.
+
+``CrawlProgress`` commits the same progress to the catalog (``catalog/progress.py``), where
+the status command, the /crawler page and the stuck-run rule read it from other processes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager, suppress
+from types import TracebackType
+from typing import Any
+
+from sqlalchemy import Engine
+
+from fashion_assets.catalog import progress as progress_catalog
+from fashion_assets.domain.progress import HEARTBEAT_INTERVAL_S
 
 
 class ProgressLog:
@@ -35,3 +48,94 @@ class ProgressLog:
             self._emit("\n".join(self._lines))
             self._lines = []
         self._last = self._clock()
+
+
+class CrawlProgress:
+    """One crawl step's progress row: started on entry, one update per show, ended on exit.
+
+    The crawl calls ``show_done`` from its event loop, so writes go to one background thread
+    in order instead of blocking the loop on the database (on SQLite, behind another writer's
+    lock); exit waits for them before the final write. ``beating()`` beats from the event
+    loop every ``heartbeat_s`` seconds, so a show that takes long still beats, while a
+    blocked loop or a killed process stops beating and is seen as stuck.
+
+    Exit ends the row ``finished``, ``failed`` on an exception (its text as the note), or
+    ``terminated`` when Dagster interrupts the step (a ``BaseException``, not an error). A
+    progress write that fails is reported once through ``warn`` at exit and never fails the
+    crawl: the catalog rows of the shows are what matter.
+    """
+
+    def __init__(self, engine: Engine, run_id: str, kind: str, partition_key: str,
+                 shows_total: int, *, photos_total: int = 0,
+                 warn: Callable[[str], None] = lambda message: None,
+                 heartbeat_s: float = HEARTBEAT_INTERVAL_S) -> None:
+        self.engine, self.run_id = engine, run_id
+        self._start = (kind, partition_key, shows_total, photos_total)
+        self._warn = warn
+        self._heartbeat_s = heartbeat_s
+        self._writer: ThreadPoolExecutor | None = None
+        self._error: str | None = None
+        self.shows_done = 0
+        self.shows_total = shows_total
+
+    def __enter__(self) -> CrawlProgress:
+        kind, partition_key, shows_total, photos_total = self._start
+        progress_catalog.start(self.engine, self.run_id, kind, partition_key, shows_total,
+                               photos_total=photos_total)
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="crawl-progress")
+        return self
+
+    def show_done(self, current_show: str, *, photos_done_delta: int = 0,
+                  photos_total_delta: int = 0) -> None:
+        """Queue one finished show's update (returns at once)."""
+        self.shows_done += 1
+        self._submit(progress_catalog.show_done, current_show,
+                     photos_done_delta=photos_done_delta, photos_total_delta=photos_total_delta)
+
+    def beat(self) -> None:
+        """Queue a heartbeat (returns at once)."""
+        self._submit(progress_catalog.beat)
+
+    @asynccontextmanager
+    async def beating(self) -> AsyncIterator[None]:
+        """Beat every ``heartbeat_s`` seconds while the block runs on the event loop."""
+        async def beat_forever() -> None:
+            while True:
+                await asyncio.sleep(self._heartbeat_s)
+                self.beat()
+
+        task = asyncio.create_task(beat_forever())
+        try:
+            yield
+        finally:
+            task.cancel()
+            with suppress(asyncio.CancelledError):
+                await task
+
+    def _submit(self, write: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        if self._writer is not None:
+            self._writer.submit(self._guarded, write, *args, **kwargs)
+
+    def _guarded(self, write: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        try:
+            write(self.engine, self.run_id, *args, **kwargs)
+        except Exception as exc:  # reported once at exit; the crawl goes on
+            self._error = self._error or f"{type(exc).__name__}: {exc}"
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
+        if exc is None:
+            status, note = "finished", ""
+        elif isinstance(exc, Exception):
+            status, note = "failed", f"{type(exc).__name__}: {exc}"
+        else:
+            status, note = "terminated", f"interrupted: {type(exc).__name__}"
+        try:
+            progress_catalog.finish(self.engine, self.run_id, status, note)
+        except Exception as error:  # the row stays running; the stuck-run rule ends it
+            self._error = self._error or f"{type(error).__name__}: {error}"
+        if self._error:
+            self._warn(f"crawl progress of run {self.run_id} not fully recorded: {self._error}")

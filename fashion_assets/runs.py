@@ -109,9 +109,17 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
 
 
 def _add_partitions(instance: Any, name: str, keys: Iterable[str]) -> None:
-    wanted = sorted(set(keys) - set(instance.get_dynamic_partitions(name)))
-    if wanted:
+    """Add the partitions not there yet. Two crawls of a new brand starting at once both
+    try: the one that loses the race finds the partition added and goes on."""
+    keys = set(keys)
+    wanted = sorted(keys - set(instance.get_dynamic_partitions(name)))
+    if not wanted:
+        return
+    try:
         instance.add_dynamic_partitions(name, wanted)
+    except Exception:  # the storage's unique-key error, whichever the storage is
+        if keys - set(instance.get_dynamic_partitions(name)):
+            raise
 
 
 @functools.cache
@@ -149,6 +157,10 @@ def _worker_instance():  # -> DagsterInstance
     return dagster_instance()
 
 
+# The drafts assets' progress counts: "shows_done" shares the runway outcomes' prefix.
+PROGRESS_KEYS = frozenset({"shows_done", "shows_total"})
+
+
 def _summary(kind: CrawlKind, key: str, result: Any) -> dict[str, Any]:
     """Counts of the run from its drafts asset's metadata, or the failure."""
     summary: dict[str, Any] = {"kind": kind.name, kind.name: key, "partition": key,
@@ -156,7 +168,8 @@ def _summary(kind: CrawlKind, key: str, result: Any) -> dict[str, Any]:
     for materialization in result.asset_materializations_for_node(kind.drafts_asset):
         meta = {k: v.value for k, v in materialization.metadata.items()}
         summary["shows"] = {k.removeprefix(kind.outcome_prefix): v for k, v in meta.items()
-                            if k.startswith(kind.outcome_prefix) and not k.endswith("_table")}
+                            if k.startswith(kind.outcome_prefix) and not k.endswith("_table")
+                            and k not in PROGRESS_KEYS}
         summary["images_stored"] = meta["images_stored"]
         summary["images_missing"] = meta["images_missing"]
     if not result.success:

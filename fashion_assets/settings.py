@@ -70,6 +70,35 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_OBEY_ROBOTS", "true", "Obey the sources' robots.txt."),
     Setting("FASHION_USER_AGENT", "fashion-assets/0.1 (+https://github.com/fashion-assets)",
             "User-Agent sent with every request."),
+    Setting("FASHION_COVERAGE_TOLERANCE", "5", "A show is complete when its stored photos reach "
+            "the expected count minus this many (single photos vanish for good on the "
+            "sources); 0: every photo."),
+    Setting("FASHION_COVERAGE_FALLBACK", "10", "A show whose source gave no photo count is "
+            "complete once this many photos are stored."),
+    Setting("FASHION_REPAIR_MAX_ATTEMPTS", "5", "Re-fetches the coverage sensor makes of an "
+            "incomplete show before it gives up on it (a full crawl or `fashion-assets "
+            "coverage retry` still can)."),
+    Setting("FASHION_REPAIR_BACKOFF", "3600", "Seconds between the coverage sensor's first and "
+            "second re-fetch of a show; doubled after each further attempt."),
+    Setting("FASHION_REPAIR_BACKOFF_CAP", "604800", "Longest wait between two re-fetches of a "
+            "show, in seconds (a week)."),
+    Setting("FASHION_REPAIR_SHOWS_PER_TICK", "500", "Incomplete shows the coverage sensor takes "
+            "per tick (the oldest due first), as runs of one brand or season each."),
+    Setting("FASHION_BACKPRESSURE_PAUSE_PENDING", "500", "Drafts waiting for review (pending, "
+            "runway and street, not deleted) at which the crawl schedule and the coverage "
+            "sensor stop launching crawls; they resume below half of it."),
+    Setting("FASHION_BACKPRESSURE_ALERT_PENDING", "250", "Drafts waiting for review from which "
+            "the schedule and sensor warn and status shows alert (at most the pause "
+            "threshold)."),
+    Setting("FASHION_BACKPRESSURE_PAUSE_FAILED", "200", "Shows whose last ingest failed and that "
+            "have no draft, at which new crawls stop; they resume below half of it."),
+    Setting("FASHION_BACKPRESSURE_ALERT_FAILED", "100", "Shows whose last ingest failed from "
+            "which the schedule and sensor warn (at most the pause threshold)."),
+    Setting("FASHION_CRAWL_CRON", "0 2 * * 1", "When full_crawl_schedule crawls every brand "
+            "(cron, UTC): weekly, Monday 02:00, by default."),
+    Setting("FASHION_CRAWL_BATCH_BRANDS", "25", "Brands per crawl run of the schedule, of a "
+            "backfill (the runway assets' backfill policy) and of `fashion-assets crawl --all`; "
+            "read when the code location loads."),
     Setting("FASHION_CLEANUP_GRACE_HOURS", "24", "Media cleanup deletes an unreferenced object "
             "only once it is this many hours old, so an ingest in flight keeps its photos."),
     Setting("FASHION_CLEANUP_CRON", "0 4 * * *", "When the media_cleanup_schedule runs (cron, "

@@ -1,15 +1,99 @@
-"""What the archive holds right now: one bounded set of queries, for the CLI and tests."""
+"""What the archive holds and what the crawler does right now: bounded queries, for the CLI,
+the review app's /crawler page and tests."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, text
 
+from fashion_assets.catalog import progress as progress_catalog
+from fashion_assets.domain.progress import (
+    STUCK_THRESHOLD_S,
+    elapsed_s,
+    format_age,
+    heartbeat_age,
+    is_stuck,
+    percent,
+    status_line,
+)
 from fashion_assets.storage import open_store
 
 DRAFT_STATUSES = ("pending", "approved", "rejected", "promoted")
+MAX_QUEUED_LISTED = 100
+"""Queued runs listed (longest waiting first); the count covers the rest."""
+NO_INSTANCE_NOTE = "no Dagster instance (DAGSTER_HOME unset): queued runs not counted"
+
+
+def crawler_status(engine: Engine, instance: Any = None, *, now: datetime | None = None,
+                   threshold_s: float = STUCK_THRESHOLD_S) -> dict[str, Any]:
+    """What the crawler does: running crawls with progress and heartbeat age, the queue, the
+    review backlog, and the status line; plain JSON-able data.
+
+    Running crawls are the catalog's running progress rows (any process writes them, so no
+    Dagster instance is needed to see them); a row is ``stale`` once its heartbeat is older
+    than ``threshold_s`` (the stuck rule). Queued runs (QUEUED or NOT_STARTED) come from
+    ``instance`` when one is given (a ``DagsterInstance``); without one the queue counts 0
+    and ``queue_note`` says why, rather than guessing.
+    """
+    now = now or datetime.now(UTC)
+    crawls = [{**row.as_dict(),
+               "heartbeat_age_s": round(heartbeat_age(row.heartbeat_at, now), 1),
+               "heartbeat_age": format_age(heartbeat_age(row.heartbeat_at, now)),
+               "running_s": round(elapsed_s(row.started_at, now), 1),
+               "shows_percent": percent(row.shows_done, row.shows_total),
+               "photos_percent": percent(row.photos_done, row.photos_total),
+               "stale": is_stuck(row.heartbeat_at, now, threshold_s)}
+              for row in progress_catalog.running(engine)]
+    queued, queued_count, note = [], 0, NO_INSTANCE_NOTE
+    if instance is not None:
+        queued, queued_count, note = _queued_runs(instance, now), _queued_count(instance), ""
+    with engine.connect() as conn:
+        runway, street = conn.execute(text(
+            "SELECT (SELECT count(*) FROM brand_runway_drafts WHERE status = 'pending'"
+            " AND NOT is_deleted), (SELECT count(*) FROM street_snap_drafts"
+            " WHERE status = 'pending' AND NOT is_deleted)")).one()
+    pending = {"runway": int(runway), "street": int(street), "total": int(runway + street)}
+    return {
+        "line": status_line(len(crawls), queued_count, pending["total"]),
+        "now": now.isoformat(),
+        "stuck_threshold_s": threshold_s,
+        "running": crawls,
+        "stale": sum(c["stale"] for c in crawls),
+        "queued_count": queued_count,
+        "queued": queued,
+        "queue_note": note,
+        "pending_review": pending,
+    }
+
+
+def _queue_filter() -> Any:
+    from dagster import DagsterRunStatus, RunsFilter
+
+    return RunsFilter(statuses=[DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED])
+
+
+def _queued_count(instance: Any) -> int:
+    return int(instance.get_runs_count(_queue_filter()))
+
+
+def _queued_runs(instance: Any, now: datetime) -> list[dict[str, Any]]:
+    """The queued runs, longest waiting first, with how long each has waited."""
+    records = instance.get_run_records(_queue_filter(), limit=MAX_QUEUED_LISTED,
+                                       ascending=True)
+    queued = []
+    for record in records:
+        run = record.dagster_run
+        created = record.create_timestamp
+        created = created.replace(tzinfo=UTC) if created.tzinfo is None else created
+        queued.append({"run_id": run.run_id, "job_name": run.job_name,
+                       "partition_key": run.tags.get("dagster/partition", ""),
+                       "status": run.status.value, "created_at": created.isoformat(),
+                       "waiting_s": round(elapsed_s(created, now), 1),
+                       "waiting": format_age(elapsed_s(created, now))})
+    return queued
 
 
 def catalog_status(engine: Engine, store_url: str, home: Path) -> dict[str, Any]:

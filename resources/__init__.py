@@ -27,6 +27,8 @@ from fashion_assets.catalog.names import seed_cities
 from fashion_assets.crawl.base import CrawlLimits, SourceSite
 from fashion_assets.crawl.galleries import impression_gallery, vogue_gallery
 from fashion_assets.crawl.http import HttpPolicy
+from fashion_assets.domain.backpressure import BackpressureRules
+from fashion_assets.domain.coverage import CoverageRules, RepairRules
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.media import MediaLimits
 from fashion_assets.sources import theimpression, vogue
@@ -143,6 +145,30 @@ class CrawlerResource(ConfigurableResource):
     max_page_bytes: int
     obey_robots: bool
     user_agent: str
+    coverage_tolerance: int
+    coverage_fallback: int
+    repair_max_attempts: int
+    repair_backoff: float
+    repair_backoff_cap: float
+    repair_shows_per_tick: int
+    backpressure_pause_pending: int
+    backpressure_alert_pending: int
+    backpressure_pause_failed: int
+    backpressure_alert_failed: int
+
+    def backpressure_rules(self) -> BackpressureRules:
+        return BackpressureRules(
+            pause_pending=self.backpressure_pause_pending,
+            alert_pending=self.backpressure_alert_pending,
+            pause_failed=self.backpressure_pause_failed,
+            alert_failed=self.backpressure_alert_failed)
+
+    def coverage_rules(self) -> CoverageRules:
+        return CoverageRules(tolerance=self.coverage_tolerance, fallback=self.coverage_fallback)
+
+    def repair_rules(self) -> RepairRules:
+        return RepairRules(max_attempts=self.repair_max_attempts, backoff_s=self.repair_backoff,
+                           backoff_cap_s=self.repair_backoff_cap)
 
     def http_policy(self) -> HttpPolicy:
         return HttpPolicy(
@@ -159,6 +185,7 @@ class CrawlerResource(ConfigurableResource):
             image_concurrency=self.image_concurrency, show_concurrency=self.show_concurrency,
             max_page_bytes=self.max_page_bytes,
             media=MediaLimits(max_bytes=self.max_image_bytes, max_pixels=self.max_image_pixels),
+            coverage=self.coverage_rules(),
         )
 
 
@@ -171,6 +198,16 @@ _CRAWLER_ENV = {
     "throttle_restore_seconds": "FASHION_THROTTLE_RESTORE_SECONDS",
     "throttle_restore_successes": "FASHION_THROTTLE_RESTORE_SUCCESSES",
     "show_concurrency": "FASHION_SHOW_CONCURRENCY",
+    "coverage_tolerance": "FASHION_COVERAGE_TOLERANCE",
+    "coverage_fallback": "FASHION_COVERAGE_FALLBACK",
+    "repair_max_attempts": "FASHION_REPAIR_MAX_ATTEMPTS",
+    "repair_backoff": "FASHION_REPAIR_BACKOFF",
+    "repair_backoff_cap": "FASHION_REPAIR_BACKOFF_CAP",
+    "repair_shows_per_tick": "FASHION_REPAIR_SHOWS_PER_TICK",
+    "backpressure_pause_pending": "FASHION_BACKPRESSURE_PAUSE_PENDING",
+    "backpressure_alert_pending": "FASHION_BACKPRESSURE_ALERT_PENDING",
+    "backpressure_pause_failed": "FASHION_BACKPRESSURE_PAUSE_FAILED",
+    "backpressure_alert_failed": "FASHION_BACKPRESSURE_ALERT_FAILED",
     "http_timeout": "FASHION_HTTP_TIMEOUT",
     "http_retries": "FASHION_HTTP_RETRIES",
     "retry_backoff": "FASHION_RETRY_BACKOFF",
@@ -183,8 +220,9 @@ _CRAWLER_ENV = {
 }
 
 
-# Numbers for which 0 makes sense: no retries, no delay between page requests.
-_ZERO_ALLOWED = frozenset({"FASHION_HTTP_RETRIES", "FASHION_PAGE_DELAY"})
+# Numbers for which 0 makes sense: no retries, no delay between page requests, every photo.
+_ZERO_ALLOWED = frozenset({"FASHION_HTTP_RETRIES", "FASHION_PAGE_DELAY",
+                           "FASHION_COVERAGE_TOLERANCE"})
 
 
 def _value(env: Mapping[str, str], name: str, kind: type, as_env_var: bool) -> Any:

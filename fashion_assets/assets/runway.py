@@ -9,7 +9,8 @@ the catalog, and reports what happened as materialization metadata.
 from collections import Counter
 from collections.abc import Sequence
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
+from pydantic import Field
 
 from fashion_assets.catalog import names
 from fashion_assets.catalog import runway as runway_catalog
@@ -27,7 +28,7 @@ from fashion_assets.crawl.runway import (
 )
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.partitions import brand_partitions, runway_season_partitions
-from fashion_assets.progress import ProgressLog
+from fashion_assets.progress import CrawlProgress, ProgressLog
 from fashion_assets.report import ingest_counts, markdown_table
 from fashion_assets.resources import (
     CatalogResource,
@@ -36,6 +37,21 @@ from fashion_assets.resources import (
     TheImpressionSourceResource,
     VogueSourceResource,
 )
+
+
+class ShowScope(Config):
+    """The shows a run handles: every show of its partition, or only ``show_ids`` (the
+    coverage sensor's repair runs re-fetch the incomplete shows and nothing else)."""
+
+    show_ids: list[int] = Field(default_factory=list, description=(
+        "Only these runway_shows ids of the partition; empty: every show."))
+
+    def of(self, shows: Sequence[ShowRow]) -> list[ShowRow]:
+        if not self.show_ids:
+            return list(shows)
+        wanted = set(self.show_ids)
+        return [show for show in shows if show.id in wanted]
+
 
 GROUP = "runway"
 IMPRESSION_GROUP = "impression_runway"
@@ -93,9 +109,11 @@ def runway_show_listings(context: AssetExecutionContext, catalog: CatalogResourc
 )
 def runway_image_manifests(context: AssetExecutionContext, catalog: CatalogResource,
                            vogue: VogueSourceResource, crawler: CrawlerResource
-                           ) -> MaterializeResult:
+                           ,
+                           config: ShowScope) -> MaterializeResult:
     site = vogue.site()
-    shows = runway_catalog.brand_shows(catalog.engine(), context.partition_key, site.source)
+    shows = config.of(runway_catalog.brand_shows(catalog.engine(), context.partition_key,
+                                                site.source))
     return manifests_result(context, catalog, crawler, site, vogue.host_policy(), shows)
 
 
@@ -111,9 +129,11 @@ def runway_image_manifests(context: AssetExecutionContext, catalog: CatalogResou
 )
 def runway_drafts(context: AssetExecutionContext, catalog: CatalogResource,
                   store: ObjectStoreResource, vogue: VogueSourceResource,
-                  crawler: CrawlerResource) -> MaterializeResult:
+                  crawler: CrawlerResource,
+                  config: ShowScope) -> MaterializeResult:
     site = vogue.site()
-    shows = runway_catalog.brand_shows(catalog.engine(), context.partition_key, site.source)
+    shows = config.of(runway_catalog.brand_shows(catalog.engine(), context.partition_key,
+                                                site.source))
     return drafts_result(context, catalog, store, crawler, site, vogue.host_policy(), shows)
 
 
@@ -171,9 +191,11 @@ def impression_runway_listings(context: AssetExecutionContext, catalog: CatalogR
 )
 def impression_runway_manifests(context: AssetExecutionContext, catalog: CatalogResource,
                                 theimpression: TheImpressionSourceResource,
-                                crawler: CrawlerResource) -> MaterializeResult:
+                                crawler: CrawlerResource,
+                                config: ShowScope) -> MaterializeResult:
     site = theimpression.site()
-    shows = runway_catalog.season_shows(catalog.engine(), context.partition_key, site.source)
+    shows = config.of(runway_catalog.season_shows(catalog.engine(), context.partition_key,
+                                                 site.source))
     return manifests_result(context, catalog, crawler, site, theimpression.host_policy(), shows)
 
 
@@ -189,9 +211,11 @@ def impression_runway_manifests(context: AssetExecutionContext, catalog: Catalog
 def impression_runway_drafts(context: AssetExecutionContext, catalog: CatalogResource,
                              store: ObjectStoreResource,
                              theimpression: TheImpressionSourceResource,
-                             crawler: CrawlerResource) -> MaterializeResult:
+                             crawler: CrawlerResource,
+                             config: ShowScope) -> MaterializeResult:
     site = theimpression.site()
-    shows = runway_catalog.season_shows(catalog.engine(), context.partition_key, site.source)
+    shows = config.of(runway_catalog.season_shows(catalog.engine(), context.partition_key,
+                                                 site.source))
     return drafts_result(context, catalog, store, crawler, site, theimpression.host_policy(),
                          shows)
 
@@ -233,28 +257,47 @@ def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
 def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
                   store: ObjectStoreResource, crawler: CrawlerResource, site: SourceSite,
                   hosts: HostPolicy, shows: Sequence[ShowRow]) -> MaterializeResult:
-    """Draft ``shows`` and report the outcomes (both sources' step)."""
+    """Draft ``shows`` and report the outcomes (both sources' step).
+
+    Progress goes to the run's log (batched lines) and, show by show, to the catalog's
+    ``crawl_progress`` row of the run, for the status command, the /crawler page and the
+    stuck-run rule.
+    """
     engine = catalog.engine()
     object_store = store.open()
     progress = ProgressLog(context.log.info, len(shows))
+    # The photos each show is planned with: its manifest's, if it is to be downloaded. Each
+    # show's update corrects its share, so the total ends as the photos really handled.
+    planned = {s.id: s.expected_images if s.has_manifest and not (s.drafted or s.in_catalog)
+               else 0 for s in shows}
+    tracker = CrawlProgress(engine, context.run.run_id, context.asset_key.to_user_string(),
+                            context.partition_key, len(shows),
+                            photos_total=sum(planned.values()), warn=context.log.warning)
 
     def on_result(result: ShowResult) -> None:
         progress.add(f"{result.show.brand_slug} {result.show.season_code}: "
                      f"{result.outcome.value} ({result.images_stored} stored, "
                      f"{result.images_missing} missing)"
                      f"{' - ' + result.reason if result.reason else ''}")
+        handled = result.images_stored + result.images_missing
+        tracker.show_done(f"{result.show.brand_slug} {result.show.season_code}",
+                          photos_done_delta=handled,
+                          photos_total_delta=handled - planned.get(result.show.id, 0))
 
     async def run():
-        async with Fetcher(crawler.http_policy(), hosts) as fetcher:
+        async with Fetcher(crawler.http_policy(), hosts) as fetcher, tracker.beating():
             results = await ingest_shows(fetcher, object_store, engine, shows,
                                          run_id=context.run.run_id, limits=crawler.limits(),
                                          on_result=on_result)
             return results, fetcher.counters
 
-    results, counters = loop.run(run())
+    with tracker:
+        results, counters = loop.run(run())
     progress.flush()
     return MaterializeResult(metadata={
         **ingest_counts("shows_", results, counters, object_store.url),
+        "shows_done": tracker.shows_done,
+        "shows_total": tracker.shows_total,
         "shows_table": MetadataValue.md(markdown_table(
             ["brand", "season code", "outcome", "draft", "stored", "missing", "note"],
             [(r.show.brand_slug, r.show.season_code, r.outcome.value, r.draft_id,

@@ -13,7 +13,7 @@ from fashion_assets.crawl.http import Fetcher
 from fashion_assets.crawl.impression import crawl_week_listing
 from fashion_assets.crawl.street import ArticleResult, ingest_articles
 from fashion_assets.partitions import fashion_week_partitions
-from fashion_assets.progress import ProgressLog
+from fashion_assets.progress import CrawlProgress, ProgressLog
 from fashion_assets.report import ingest_counts, markdown_table
 from fashion_assets.resources import (
     CatalogResource,
@@ -89,24 +89,34 @@ def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
     object_store = store.open()
     articles = street_catalog.week_articles(engine, week, site.source)
     progress = ProgressLog(context.log.info, len(articles))
+    # An article's photo count is only known once its page is read: the total grows with it.
+    tracker = CrawlProgress(engine, context.run.run_id, context.asset_key.to_user_string(),
+                            week, len(articles), warn=context.log.warning)
 
     def on_result(r: ArticleResult) -> None:
         key = r.article.entity_key
         progress.add(f"{week} {key.city} {key.year}-{key.month:02d} {r.article.source_path}: "
                      f"{r.outcome.value} ({r.images_stored} stored, {r.images_missing} missing)"
                      f"{' - ' + r.reason if r.reason else ''}")
+        handled = r.images_stored + r.images_missing
+        tracker.show_done(f"{key.city} {key.year}-{key.month:02d} {r.article.source_path}",
+                          photos_done_delta=handled, photos_total_delta=handled)
 
     async def run():
-        async with Fetcher(crawler.http_policy(), theimpression.host_policy()) as fetcher:
+        async with (Fetcher(crawler.http_policy(), theimpression.host_policy()) as fetcher,
+                    tracker.beating()):
             results = await ingest_articles(fetcher, object_store, engine, site, articles,
                                             run_id=context.run.run_id, limits=crawler.limits(),
                                             on_result=on_result)
             return results, fetcher.counters
 
-    results, counters = loop.run(run())
+    with tracker:
+        results, counters = loop.run(run())
     progress.flush()
     return MaterializeResult(metadata={
         **ingest_counts("articles_", results, counters, object_store.url),
+        "shows_done": tracker.shows_done,
+        "shows_total": tracker.shows_total,
         "articles_table": MetadataValue.md(markdown_table(
             ["album", "article", "outcome", "draft", "stored", "missing", "note"],
             [(f"{r.article.city} {r.article.year}-{r.article.month:02d}",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
@@ -87,3 +88,12 @@ def _enable_wal(cursor: sqlite3.Cursor) -> None:
 
 def is_postgres(engine: Engine) -> bool:
     return engine.dialect.name == "postgresql"
+
+
+def utc_naive(value: datetime | str) -> datetime:
+    """A timestamp as the catalog keeps it: UTC without a zone (SQLite hands back text)."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return value

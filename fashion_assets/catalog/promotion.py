@@ -61,6 +61,27 @@ def promote(engine: Engine, tables: EntityTables, *,
     return result
 
 
+def remerge(conn: Connection, tables: EntityTables, key: Sequence[object]) -> int:
+    """Rebuild the photos of the entry ``key`` from its contributing drafts, in the caller's
+    transaction (a repair added photos to one of them); return the photos the entry gained.
+
+    The same merge as promotion (``_rebuild_photos``), under the same lock, so a repair and
+    a promotion of one entry never interleave.
+    """
+    t = tables
+    if is_postgres(conn.engine):
+        conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _PG_LOCK_ID})
+    conn.execute(text(f"DROP TABLE IF EXISTS {_KEYS}"))
+    marks = " AND ".join(f"{column} = :k{n}" for n, column in enumerate(t.key))
+    conn.execute(text(f"CREATE TEMP TABLE {_KEYS} AS SELECT {', '.join(t.key)} FROM {t.catalog}"
+                      f" WHERE {marks}"), {f"k{n}": value for n, value in enumerate(key)})
+    before = _count(conn, _entry_photos_sql(t))
+    _rebuild_photos(conn, t)
+    gained = _count(conn, _entry_photos_sql(t)) - before
+    conn.execute(text(f"DROP TABLE {_KEYS}"))
+    return gained
+
+
 @dataclass(frozen=True)
 class Backlog:
     """The approved drafts of one kind waiting for promotion, as the sensor sees them.
@@ -133,7 +154,7 @@ def _promote_batch(engine: Engine, tables: EntityTables, batch_keys: int,
 def _upsert_entries(conn: Connection, t: EntityTables) -> None:
     """Insert or refresh each key's entry with the text of its lead draft."""
     key, columns = ", ".join(t.key), ", ".join(t.copied)
-    updates = ", ".join(f"{c} = excluded.{c}" for c in t.copied)
+    updates = ", ".join(_update(t, c) for c in t.copied)
     partition = ", ".join(f"d.{c}" for c in t.key)
     conn.execute(text(
         f"INSERT INTO {t.catalog} ({key}, {columns})"
@@ -143,6 +164,15 @@ def _upsert_entries(conn: Connection, t: EntityTables) -> None:
         f"  FROM {t.drafts} d JOIN {_KEYS} k ON {same_entity(t, 'd', 'k')}"
         f"  WHERE {contributes('d')}) drafts WHERE lead = 1"
         f" ON CONFLICT ({key}) DO UPDATE SET {updates}, updated_at = CURRENT_TIMESTAMP"))
+
+
+def _update(t: EntityTables, column: str) -> str:
+    """The upsert's SET clause for ``column``: the lead draft's value, except that an
+    expected count never goes down (``domain/coverage.py: merge_expected``)."""
+    if column == "expected_images":
+        return (f"{column} = CASE WHEN excluded.{column} > {t.catalog}.{column}"
+                f" THEN excluded.{column} ELSE {t.catalog}.{column} END")
+    return f"{column} = excluded.{column}"
 
 
 def _rebuild_photos(conn: Connection, t: EntityTables) -> None:

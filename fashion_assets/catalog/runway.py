@@ -9,11 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from sqlalchemy import Connection, Engine, text
 
-from fashion_assets.catalog.entities import RUNWAY, in_catalog
-from fashion_assets.domain.ingest import Outcome
+from fashion_assets.catalog.db import utc_naive
+from fashion_assets.catalog.entities import RUNWAY, same_entity
+from fashion_assets.catalog.promotion import remerge
+from fashion_assets.domain.coverage import (
+    ACTIVE_STATUSES,
+    Counts,
+    CoverageRules,
+    Observation,
+    is_complete,
+    merge_expected,
+    show_coverage,
+)
+from fashion_assets.domain.ingest import Outcome, repair_outcome
+from fashion_assets.domain.promotion import CONTRIBUTING_STATUSES
 from fashion_assets.domain.runway import RunwayEntityKey, RunwayShow, SourceKey
 
 
@@ -43,6 +56,30 @@ class ShowRow:
     expected_images: int
     drafted: bool
     in_catalog: bool
+    # The show's own draft (same source key) and the catalog entry of its entity key, with
+    # their photo counts, for the coverage rule; None when there is none.
+    draft_id: int | None = None
+    draft_status: str | None = None
+    draft_deleted: bool = False
+    draft_counts: Counts | None = None
+    entry_counts: Counts | None = None
+
+    def coverage(self) -> Counts | None:
+        """The counts the show is judged by (``domain/coverage.py: show_coverage``)."""
+        return show_coverage(manifest_expected=self.expected_images, draft=self.draft_counts,
+                             draft_status=self.draft_status, draft_deleted=self.draft_deleted,
+                             entry=self.entry_counts)
+
+    def is_complete(self, rules: CoverageRules) -> bool:
+        """True when the show needs nothing more: complete, or no subject for repair."""
+        counts = self.coverage()
+        return counts is None or is_complete(counts.expected, counts.stored, rules)
+
+    @property
+    def repairable(self) -> bool:
+        """Its draft is one an editor has not turned down."""
+        return (self.draft_id is not None and not self.draft_deleted
+                and self.draft_status in ACTIVE_STATUSES)
 
     @property
     def source_key(self) -> SourceKey:
@@ -159,42 +196,87 @@ def season_shows(engine: Engine, season_code: str, source: str) -> list[ShowRow]
     return _shows(engine, "s.season_code = :key", season_code, source)
 
 
-def _shows(engine: Engine, where: str, key: str, source: str) -> list[ShowRow]:
+# A show with its manifest, its own draft (by source key) and its entity's catalog entry.
+SHOW_JOINS = (
+    " FROM runway_shows s LEFT JOIN runway_show_manifests m ON m.show_id = s.id"
+    " LEFT JOIN brand_runway_drafts d ON d.source = s.source AND d.source_url = s.source_url"
+    "  AND d.source_url <> ''"
+    f" LEFT JOIN brand_runways e ON {same_entity(RUNWAY, 'e', 's')}"
+)
+
+
+def _shows(engine: Engine, where: str, key: str | None, source: str,
+           params: Mapping[str, object] | None = None) -> list[ShowRow]:
     sql = text(
         "SELECT s.id, s.source, s.source_url, s.source_path, s.brand_slug, s.season_code,"
         " s.title, s.season, s.year, s.collection_type, s.city, s.city_name,"
         " m.show_id IS NOT NULL, COALESCE(m.expected_images, 0),"
-        " EXISTS (SELECT 1 FROM brand_runway_drafts d"
-        "   WHERE d.source = s.source AND d.source_url = s.source_url AND d.source_url <> ''),"
-        f" {in_catalog(RUNWAY, 's')}"
-        " FROM runway_shows s LEFT JOIN runway_show_manifests m ON m.show_id = s.id"
-        f" WHERE {where} AND s.source = :source"
+        " d.id, d.status, d.is_deleted, d.expected_images, d.stored_images,"
+        " e.id, e.expected_images, e.stored_images"
+        f"{SHOW_JOINS} WHERE {where} AND s.source = :source"
         " ORDER BY s.listing_position, s.id"
     )
     with engine.connect() as conn:
-        rows = conn.execute(sql, {"key": key, "source": source}).all()
+        rows = conn.execute(sql, {"key": key, "source": source, **(params or {})}).all()
     return [
         ShowRow(*row[:12], has_manifest=bool(row[12]), expected_images=int(row[13]),
-                drafted=bool(row[14]), in_catalog=bool(row[15]))
+                drafted=row[14] is not None, in_catalog=row[19] is not None,
+                draft_id=row[14], draft_status=row[15], draft_deleted=bool(row[16]),
+                draft_counts=None if row[14] is None else Counts(int(row[17]), int(row[18])),
+                entry_counts=None if row[19] is None else Counts(int(row[20]), int(row[21])))
         for row in rows
     ]
 
 
+def shows_by_id(engine: Engine, show_ids: Sequence[int], source: str) -> list[ShowRow]:
+    """The shows ``show_ids`` from a source, as ``brand_shows`` gives them (a repair run)."""
+    if not show_ids:
+        return []
+    marks = ", ".join(f":i{n}" for n in range(len(show_ids)))
+    return _shows(engine, f"s.id IN ({marks})", None, source,
+                  {f"i{n}": int(i) for n, i in enumerate(show_ids)})
+
+
 def store_manifest(engine: Engine, show_id: int, expected_images: int, page_title: str,
-                   images: Sequence[ManifestImage], log: LogEntry) -> bool:
-    """Store a show's manifest with its log entry; False if one was stored already."""
+                   images: Sequence[ManifestImage], log: LogEntry, *,
+                   observed_at: datetime) -> str:
+    """Store a show's manifest as fetched at ``observed_at``, with its log entry.
+
+    Returns "fetched" for a first manifest, "refetched" when it replaced the stored one
+    (an incomplete show fetched again: the photo list is the page's, the expected count
+    ``merge_expected``'s), or "kept" when the stored one was observed later than this one.
+    """
+    observed_at = utc_naive(observed_at)
     with engine.begin() as conn:
         created = conn.execute(
-            text("INSERT INTO runway_show_manifests (show_id, expected_images, page_title)"
-                 " VALUES (:id, :expected, :title) ON CONFLICT (show_id) DO NOTHING"
-                 " RETURNING show_id"),
-            {"id": show_id, "expected": expected_images, "title": page_title},
+            text("INSERT INTO runway_show_manifests (show_id, expected_images, page_title,"
+                 " fetched_at) VALUES (:id, :expected, :title, :at)"
+                 " ON CONFLICT (show_id) DO NOTHING RETURNING show_id"),
+            {"id": show_id, "expected": expected_images, "title": page_title,
+             "at": observed_at},
         ).first() is not None
-        if created:
+        outcome = "fetched"
+        if not created:
+            lock = " FOR UPDATE" if conn.dialect.name == "postgresql" else ""
+            count, at = conn.execute(text(
+                "SELECT expected_images, fetched_at FROM runway_show_manifests"
+                f" WHERE show_id = :id{lock}"), {"id": show_id}).one()
+            stored = Observation(int(count), utc_naive(at))
+            merged = merge_expected(stored, Observation(expected_images, observed_at))
+            outcome = "kept" if merged == stored else "refetched"
+        if outcome == "refetched":
+            conn.execute(text(
+                "UPDATE runway_show_manifests SET expected_images = :expected,"
+                " page_title = :title, fetched_at = :at WHERE show_id = :id"),
+                {"id": show_id, "expected": merged.count, "title": page_title,
+                 "at": merged.observed_at})
+            conn.execute(text("DELETE FROM runway_manifest_images WHERE show_id = :id"),
+                         {"id": show_id})
+        if outcome != "kept":
             insert_rows(conn, "runway_manifest_images", ("show_id", "position", "url", "caption"),
                         [(show_id, i.position, i.url, i.caption) for i in images])
-        write_log_in(conn, [log])
-    return created
+        write_log_in(conn, [replace(log, outcome=outcome)])
+    return outcome
 
 
 def manifest_images(engine: Engine, show_ids: Iterable[int]) -> dict[int, list[ManifestImage]]:
@@ -255,6 +337,98 @@ def write_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
         write_log_in(conn, [replace(log, draft_id=draft_id, images_stored=len(images),
                             images_missing=len(missing))])
     return draft_id
+
+
+@dataclass(frozen=True)
+class DraftPhoto:
+    position: int
+    object_key: str
+    source_image_url: str
+
+
+def draft_photos(engine: Engine, draft_id: int) -> list[DraftPhoto]:
+    """The photos a draft holds, for a repair to compare with the show's manifest."""
+    with engine.connect() as conn:
+        rows = conn.execute(text(
+            "SELECT position, object_key, source_image_url FROM brand_runway_draft_images"
+            " WHERE draft_id = :id ORDER BY position"), {"id": draft_id}).all()
+    return [DraftPhoto(int(p), str(k), str(u)) for p, k, u in rows]
+
+
+@dataclass(frozen=True)
+class RepairWrite:
+    outcome: Outcome
+    draft_photos_added: int  # photos downloaded and written to the draft
+    entry_photos_added: int  # photos its catalog entry gained by the merge (0: no entry)
+    complete: bool  # the show's coverage after the repair
+
+
+def repair_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
+                 missing: Sequence[MissingImage], log: LogEntry,
+                 rules: CoverageRules) -> RepairWrite:
+    """Add the photos a repair downloaded to the show's draft, all or nothing.
+
+    Each photo takes its manifest position (a row at that position, or with the same
+    source URL, is replaced: its object was gone from the store). The draft's expected
+    count follows the manifest's by ``max``, the show's missing photos are replaced by
+    this attempt's, and when the draft contributes to a catalog entry the entry is merged
+    again so it gets the photos too. A show complete afterwards leaves the coverage
+    sensor's attempts behind (a later gap starts a fresh back-off).
+    """
+    assert show.draft_id is not None, "only a drafted show is repaired"
+    draft_id = show.draft_id
+    with engine.begin() as conn:
+        if images:
+            positions = ", ".join(f":p{n}" for n in range(len(images)))
+            urls = ", ".join(f":u{n}" for n in range(len(images)))
+            conn.execute(text(
+                "DELETE FROM brand_runway_draft_images WHERE draft_id = :id AND"
+                f" (position IN ({positions}) OR source_image_url IN ({urls}))"),
+                {"id": draft_id, **{f"p{n}": i.position for n, i in enumerate(images)},
+                 **{f"u{n}": i.source_image_url for n, i in enumerate(images)}})
+            insert_rows(conn, "brand_runway_draft_images",
+                        ("draft_id", "position", "object_key", "source_image_url",
+                         "content_type", "width", "height", "byte_size"),
+                        [(draft_id, i.position, i.object_key, i.source_image_url,
+                          i.content_type, i.width, i.height, i.byte_size) for i in images])
+        # The draft changes (and says so in updated_at) only when it gained photos or count.
+        conn.execute(text(
+            "UPDATE brand_runway_drafts SET expected_images = CASE WHEN :expected >"
+            " expected_images THEN :expected ELSE expected_images END,"
+            " updated_at = CURRENT_TIMESTAMP"
+            " WHERE id = :id AND (:added > 0 OR expected_images < :expected)"),
+            {"id": draft_id, "expected": show.expected_images, "added": len(images)})
+        conn.execute(text("DELETE FROM runway_missing_images WHERE show_id = :id"),
+                     {"id": show.id})
+        record_missing(conn, show.id, missing)
+        entry_added = 0
+        status = conn.execute(text("SELECT status, is_deleted FROM brand_runway_drafts"
+                                   " WHERE id = :id"), {"id": draft_id}).one()
+        if status[0] in CONTRIBUTING_STATUSES and not status[1] and show.in_catalog:
+            entry_added = remerge(conn, RUNWAY, (show.brand_slug, show.season_code))
+        complete = _complete_now(conn, show, rules)
+        if complete:
+            conn.execute(text("DELETE FROM coverage_repairs WHERE show_id = :id"),
+                         {"id": show.id})
+        outcome = repair_outcome(draft_photos_added=len(images), entry_photos_added=entry_added)
+        note = f"the catalog entry gained {entry_added} photos" if entry_added else ""
+        write_log_in(conn, [replace(log, outcome=outcome.value, draft_id=draft_id,
+                                    images_stored=len(images), images_missing=len(missing),
+                                    reason="; ".join(n for n in (log.reason, note) if n))])
+    return RepairWrite(outcome, len(images), entry_added, complete)
+
+
+def _complete_now(conn: Connection, show: ShowRow, rules: CoverageRules) -> bool:
+    """The show's coverage as this transaction sees it."""
+    row = conn.execute(text(
+        "SELECT COALESCE(m.expected_images, 0), d.id, d.status, d.is_deleted,"
+        " d.expected_images, d.stored_images, e.id, e.expected_images, e.stored_images"
+        f"{SHOW_JOINS} WHERE s.id = :id"), {"id": show.id}).one()
+    counts = show_coverage(
+        manifest_expected=int(row[0]), draft_status=row[2], draft_deleted=bool(row[3]),
+        draft=None if row[1] is None else Counts(int(row[4]), int(row[5])),
+        entry=None if row[6] is None else Counts(int(row[7]), int(row[8])))
+    return counts is None or is_complete(counts.expected, counts.stored, rules)
 
 
 def record_missing(conn: Connection, show_id: int, missing: Sequence[MissingImage]) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from fashion_assets.catalog.runway import ManifestImage, MissingImage, StoredImage
 from fashion_assets.crawl.http import Fetcher
+from fashion_assets.domain.coverage import CoverageRules
 from fashion_assets.domain.media import MediaLimits, inspect_image
 from fashion_assets.storage import ObjectStore, object_key
 
@@ -54,6 +55,7 @@ class CrawlLimits:
     max_page_bytes: int = 10 * 1024 * 1024
     max_listing_pages: int = 50
     media: MediaLimits = field(default_factory=MediaLimits)
+    coverage: CoverageRules = field(default_factory=CoverageRules)
 
 
 def parse_error_reason(exc: ValueError) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 from sqlalchemy import Engine
 
@@ -28,7 +29,7 @@ from fashion_assets.crawl.base import (
     store_photos,
 )
 from fashion_assets.crawl.http import Fetcher
-from fashion_assets.domain.ingest import Outcome, decide_ingest, show_failure
+from fashion_assets.domain.ingest import Action, Outcome, decide_ingest, show_failure
 from fashion_assets.domain.names import NameKind
 from fashion_assets.domain.runway import RunwayShow, runway_show
 from fashion_assets.domain.titles import TitleParseError
@@ -53,7 +54,9 @@ class ListingError(RuntimeError):
 @dataclass(frozen=True)
 class ManifestResult:
     show: ShowRow
-    outcome: str  # "fetched", "kept" (stored before) or "failed"
+    # "fetched", "refetched" (an incomplete show's page again), "kept" (stored before) or
+    # "failed"
+    outcome: str
     expected_images: int
     reason: str = ""
 
@@ -66,6 +69,7 @@ class ShowResult:
     images_stored: int = 0
     images_missing: int = 0
     reason: str = ""
+    entry_photos_added: int = 0  # a repair's merge into the catalog entry
 
 
 async def crawl_listing(fetcher: Fetcher, site: SourceSite, engine: Engine, brand_slug: str,
@@ -122,15 +126,16 @@ async def fetch_manifests(fetcher: Fetcher, site: SourceSite, engine: Engine,
                           shows: Sequence[ShowRow], *, run_id: str, limits: CrawlLimits,
                           on_result: Callable[[ManifestResult], None] = lambda r: None,
                           ) -> list[ManifestResult]:
-    """Fetch and store the image manifest of every show that has none yet.
+    """Fetch and store the image manifest of every show that has none, or is incomplete.
 
-    A stored manifest is kept: the ordered photo list of a published show does not change,
-    and a re-crawl must not re-fetch every show page.
+    A complete show's manifest is kept and its page never requested: a re-crawl must not
+    re-fetch every show page. An incomplete show (``domain/coverage.py``) is fetched again
+    in full, so its repair works from what the page lists now.
     """
     gate = asyncio.Semaphore(limits.show_concurrency)
 
     async def one(show: ShowRow) -> ManifestResult:
-        if show.has_manifest:
+        if show.has_manifest and show.is_complete(limits.coverage):
             result = ManifestResult(show, "kept", show.expected_images)
         else:
             async with gate:
@@ -143,6 +148,7 @@ async def fetch_manifests(fetcher: Fetcher, site: SourceSite, engine: Engine,
 
 async def _fetch_manifest(fetcher: Fetcher, site: SourceSite, engine: Engine, show: ShowRow,
                           run_id: str, limits: CrawlLimits) -> ManifestResult:
+    observed_at = datetime.now(UTC)
     fetched = await fetcher.fetch(site.url(show.source_path), max_bytes=limits.max_page_bytes)
     entry = LogEntry(run_id, show.brand_slug, show.source, show.source_url, "manifest", "failed")
     if not fetched.ok:
@@ -156,19 +162,21 @@ async def _fetch_manifest(fetcher: Fetcher, site: SourceSite, engine: Engine, sh
         await asyncio.to_thread(catalog.write_log, engine, [replace(entry, reason=reason)])
         return ManifestResult(show, "failed", 0, reason)
     note = "; ".join(page.skipped)
-    await asyncio.to_thread(catalog.store_manifest, engine, show.id, page.expected_images,
-                            page.title, page.images, replace(entry, outcome="fetched", reason=note))
-    return ManifestResult(show, "fetched", page.expected_images, note)
+    outcome = await asyncio.to_thread(
+        catalog.store_manifest, engine, show.id, page.expected_images, page.title, page.images,
+        replace(entry, reason=note), observed_at=observed_at)
+    return ManifestResult(show, outcome, page.expected_images, note)
 
 
 async def ingest_shows(fetcher: Fetcher, store: ObjectStore, engine: Engine,
                        shows: Sequence[ShowRow], *, run_id: str, limits: CrawlLimits,
                        on_result: Callable[[ShowResult], None] = lambda r: None,
                        ) -> list[ShowResult]:
-    """Turn each show into a draft, committing show by show.
+    """Turn each show into a draft, or repair its draft, committing show by show.
 
-    The decision comes first and needs no download: an article already drafted (any status)
-    or a show already in the catalog is skipped before any photo is requested.
+    The decision comes first and needs no download: a complete show already drafted (any
+    status) or already in the catalog is skipped before any photo is requested; an
+    incomplete one with a draft gets only the photos it lacks.
     """
     manifests = await asyncio.to_thread(
         catalog.manifest_images, engine, [s.id for s in shows if s.has_manifest])
@@ -189,12 +197,17 @@ async def _ingest_show(fetcher: Fetcher, store: ObjectStore, engine: Engine, sho
                        manifest: list[ManifestImage] | None, run_id: str, limits: CrawlLimits,
                        photo_slots: asyncio.Semaphore) -> ShowResult:
     entry = LogEntry(run_id, show.brand_slug, show.source, show.source_url, "ingest", "")
-    decision = decide_ingest(source_key_drafted=show.drafted, entity_in_catalog=show.in_catalog)
+    decision = decide_ingest(source_key_drafted=show.drafted, entity_in_catalog=show.in_catalog,
+                             complete=show.is_complete(limits.coverage),
+                             repairable=show.repairable)
     if not decision.download:
         assert decision.outcome is not None
         return await _record(engine, show, entry, decision.outcome, decision.reason)
     if manifest is None:
         return await _record(engine, show, entry, Outcome.FAILED, "no manifest for this show")
+    if decision.action is Action.REPAIR:
+        return await _repair_show(fetcher, store, engine, show, manifest, entry, limits,
+                                  photo_slots)
 
     try:
         stored, missing = await store_photos(fetcher, store, manifest, limits, photo_slots)
@@ -211,6 +224,32 @@ async def _ingest_show(fetcher: Fetcher, store: ObjectStore, engine: Engine, sho
     if draft_id is None:
         return ShowResult(show, Outcome.SKIPPED_CONFLICT, reason="drafted by a concurrent run")
     return ShowResult(show, Outcome.CREATED, draft_id, len(stored), len(missing), note)
+
+
+async def _repair_show(fetcher: Fetcher, store: ObjectStore, engine: Engine, show: ShowRow,
+                       manifest: list[ManifestImage], entry: LogEntry, limits: CrawlLimits,
+                       photo_slots: asyncio.Semaphore) -> ShowResult:
+    """Download only the photos the show's draft lacks and add them (``repair_draft``).
+
+    Photos are compared by object key: a draft photo counts as present when its object is
+    in the store, and a manifest photo is fetched when no present draft photo came from
+    its URL. The draft's catalog entry, if it has one, is merged again, so photos deleted
+    from the entry alone come back without a download.
+    """
+    assert show.draft_id is not None
+    have = await asyncio.to_thread(catalog.draft_photos, engine, show.draft_id)
+    try:
+        gone = await asyncio.to_thread(store.missing, [p.object_key for p in have])
+        present = {p.source_image_url for p in have if p.object_key not in gone}
+        wanted = [image for image in manifest if image.url not in present]
+        stored, missing = await store_photos(fetcher, store, wanted, limits, photo_slots)
+    except OSError as exc:  # StoreError or a disk error: nothing written, the next run retries
+        return await _record(engine, show, entry, Outcome.FAILED, f"store error: {exc}")
+    note = missing_note(missing)
+    write = await asyncio.to_thread(catalog.repair_draft, engine, show, stored, missing,
+                                    replace(entry, reason=note), limits.coverage)
+    return ShowResult(show, write.outcome, show.draft_id, len(stored), len(missing), note,
+                      entry_photos_added=write.entry_photos_added)
 
 
 async def _record(engine: Engine, show: ShowRow, entry: LogEntry, outcome: Outcome,

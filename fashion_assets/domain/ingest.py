@@ -15,6 +15,8 @@ class Outcome(StrEnum):
     SKIPPED_ALREADY_INGESTED = "skipped_already_ingested"
     SKIPPED_IN_CATALOG = "skipped_in_catalog"
     SKIPPED_CONFLICT = "skipped_conflict"
+    REPAIRED = "repaired"  # photos a draft or its catalog entry lacked were added
+    UNREPAIRED = "unrepaired"  # re-fetched to repair, but no missing photo could be added
     FAILED = "failed"
 
 
@@ -33,28 +35,55 @@ def listing_outcome(name_status: str) -> ListingOutcome:
         name_status, ListingOutcome.SKIPPED_UNUSABLE_NAME)
 
 
+class Action(StrEnum):
+    SKIP = "skip"
+    CREATE = "create"  # download every photo, write a new draft
+    REPAIR = "repair"  # download the photos the show's draft lacks, add them
+
+
 @dataclass(frozen=True)
 class IngestDecision:
-    download: bool
+    action: Action
     outcome: Outcome | None  # the outcome when nothing is downloaded
     reason: str
 
+    @property
+    def download(self) -> bool:
+        return self.action is not Action.SKIP
 
-def decide_ingest(*, source_key_drafted: bool, entity_in_catalog: bool) -> IngestDecision:
-    """Whether to download a show and draft it.
+
+def decide_ingest(*, source_key_drafted: bool, entity_in_catalog: bool,
+                  complete: bool = True, repairable: bool = False) -> IngestDecision:
+    """Whether to download a show, and whether to draft it or repair its draft.
 
     The source key is checked against drafts in every status (rejected and soft-deleted
     included): an article is ingested once, ever. The entity key is checked against the
     catalog only, never against drafts, so a second source for the same show still gets its
     own draft for promotion to merge.
+
+    ``complete`` is the show's coverage (``domain/coverage.py``); ``repairable`` says its
+    draft is one an editor has not turned down. An incomplete show with such a draft is
+    repaired, never skipped: "incomplete, so re-crawl; already ingested, so skip" would loop
+    forever. An incomplete catalog entry does not stop a source that has no draft yet from
+    drafting its photos, for promotion to merge into the entry.
     """
+    if source_key_drafted and repairable and not complete:
+        return IngestDecision(Action.REPAIR, None, "")
     if source_key_drafted:
-        return IngestDecision(False, Outcome.SKIPPED_ALREADY_INGESTED,
+        return IngestDecision(Action.SKIP, Outcome.SKIPPED_ALREADY_INGESTED,
                               "a draft with this source key exists")
-    if entity_in_catalog:
-        return IngestDecision(False, Outcome.SKIPPED_IN_CATALOG,
+    if entity_in_catalog and complete:
+        return IngestDecision(Action.SKIP, Outcome.SKIPPED_IN_CATALOG,
                               "this show is already in the catalog")
-    return IngestDecision(True, None, "")
+    return IngestDecision(Action.CREATE, None, "")
+
+
+def repair_outcome(*, draft_photos_added: int, entry_photos_added: int) -> Outcome:
+    """``repaired`` when the draft or its catalog entry gained a photo, else ``unrepaired``
+    (the photos the show lacks could not be fetched: the coverage sensor backs off)."""
+    if draft_photos_added > 0 or entry_photos_added > 0:
+        return Outcome.REPAIRED
+    return Outcome.UNREPAIRED
 
 
 def count_outcomes(outcomes: Iterable[Outcome]) -> dict[str, int]:

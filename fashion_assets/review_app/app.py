@@ -1,4 +1,4 @@
-"""The review page's routes: queue, draft, review actions, photos, sign-in.
+"""The review page's routes: queue, draft, review actions, photos, sign-in, crawler status.
 
 Blocking work (the catalog, the object store) runs in Starlette's thread pool, so one slow S3
 read never stalls the other requests. Every route checks access first and every POST checks
@@ -18,11 +18,19 @@ from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from fashion_assets.catalog.progress import recent_outcomes
 from fashion_assets.catalog.review import ReviewError, get_draft, list_drafts, review
+from fashion_assets.domain.progress import STUCK_THRESHOLD_S
 from fashion_assets.domain.review import (
     ACTIONS,
     EDITABLE,
@@ -42,6 +50,7 @@ from fashion_assets.review_app.security import (
     secret_matches,
     session_key,
 )
+from fashion_assets.status import crawler_status
 from fashion_assets.storage import ObjectStore, StoreError, is_object_key
 
 PAGE_SIZE = 50
@@ -55,18 +64,31 @@ _HTML_HEADERS = {
     "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
+# The crawler page alone runs a script (its own, from /static) that fetches /crawler.json.
+_CRAWLER_HEADERS = {
+    **_HTML_HEADERS,
+    "Content-Security-Policy": _HTML_HEADERS["Content-Security-Policy"]
+    + "; script-src 'self'; connect-src 'self'",
+}
+_JSON_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
 _PHOTO_HEADERS = {"Cache-Control": "private, max-age=86400", "X-Content-Type-Options": "nosniff"}
 _QUEUE_FILTERS = ("kind", "brand", "city", "source")
 
 
 def create_app(engine: Engine, store: ObjectStore, *, secret: str | None,
-               editor_name: str = "editor") -> Starlette:
+               editor_name: str = "editor", instance: Any = None,
+               crawler_refresh_s: float = 3.0,
+               stuck_threshold_s: float = STUCK_THRESHOLD_S) -> Starlette:
     """The review page on ``engine`` and ``store``; ``secret`` None or "": local-only mode.
 
     Without a secret everyone who reaches the page is the editor, so the page then answers
-    loopback clients only (``review serve`` also refuses to bind elsewhere).
+    loopback clients only (``review serve`` also refuses to bind elsewhere). ``instance`` (a
+    DagsterInstance, optional) gives the /crawler page its run queue; the page refreshes
+    itself every ``crawler_refresh_s`` seconds and marks a crawl stale past
+    ``stuck_threshold_s`` without a heartbeat.
     """
-    pages = _Pages(engine, store, secret or None, editor_name)
+    pages = _Pages(engine, store, secret or None, editor_name, instance=instance,
+                   crawler_refresh_s=crawler_refresh_s, stuck_threshold_s=stuck_threshold_s)
     routes = [
         Route("/", pages.queue),
         Route("/login", pages.login, methods=["GET", "POST"]),
@@ -74,6 +96,8 @@ def create_app(engine: Engine, store: ObjectStore, *, secret: str | None,
         Route("/drafts/{ref}", pages.draft),
         Route("/drafts/{ref}/{action}", pages.act, methods=["POST"]),
         Route("/photos/{key}", pages.photo),
+        Route("/crawler", pages.crawler),
+        Route("/crawler.json", pages.crawler_json),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     middleware = [Middleware(SessionMiddleware, secret_key=session_key(secret),
@@ -84,8 +108,11 @@ def create_app(engine: Engine, store: ObjectStore, *, secret: str | None,
 
 class _Pages:
     def __init__(self, engine: Engine, store: ObjectStore, secret: str | None,
-                 editor_name: str) -> None:
+                 editor_name: str, *, instance: Any = None, crawler_refresh_s: float = 3.0,
+                 stuck_threshold_s: float = STUCK_THRESHOLD_S) -> None:
         self.engine, self.store, self.secret, self.editor = engine, store, secret, editor_name
+        self.instance, self.crawler_refresh_s = instance, crawler_refresh_s
+        self.stuck_threshold_s = stuck_threshold_s
         self.templates = Environment(loader=PackageLoader("fashion_assets.review_app"),
                                      autoescape=True)
 
@@ -103,7 +130,8 @@ class _Pages:
             return PlainTextResponse("this page has no FASHION_REVIEW_SECRET: local only", 403)
         if self._signed_in(request):
             return None
-        if writes or request.url.path.startswith("/photos/"):
+        # No redirect where a page would not follow one: photos, and the JSON a script reads.
+        if writes or request.url.path.startswith(("/photos/", "/crawler.json")):
             return PlainTextResponse("sign in first", 403)
         return RedirectResponse("/login", 303)
 
@@ -119,13 +147,13 @@ class _Pages:
 
     # -- rendering ---------------------------------------------------------------------
 
-    def _render(self, request: Request, name: str, status_code: int = 200, **context: Any
-                ) -> HTMLResponse:
+    def _render(self, request: Request, name: str, status_code: int = 200, *,
+                page_headers: dict[str, str] = _HTML_HEADERS, **context: Any) -> HTMLResponse:
         html = self.templates.get_template(name).render(
             csrf_field=CSRF_FIELD, csrf_token=csrf_token(request.session),
             flashes=request.session.pop("flash", []), signed_in=self._signed_in(request),
             open_mode=self.secret is None, editor=self.editor, **context)
-        return HTMLResponse(html, status_code, headers=_HTML_HEADERS)
+        return HTMLResponse(html, status_code, headers=page_headers)
 
     @staticmethod
     def _flash(request: Request, ok: bool, text: str) -> None:
@@ -228,6 +256,29 @@ class _Pages:
             return PlainTextResponse("the object store is unavailable", 503)
         kind = await run_in_threadpool(content_type, self.engine, key, data)
         return Response(data, media_type=kind, headers=_PHOTO_HEADERS)
+
+    def _crawler_data(self) -> dict[str, Any]:
+        """The crawler's status and the latest ingest outcomes: what /crawler shows."""
+        data = crawler_status(self.engine, self.instance, threshold_s=self.stuck_threshold_s)
+        data["outcomes"] = [{**o.as_dict(), "time": o.recorded_at.strftime("%Y-%m-%d %H:%M:%S")}
+                            for o in recent_outcomes(self.engine)]
+        return data
+
+    async def crawler(self, request: Request) -> Response:
+        """Read-only: what runs, the queue, the backlog, the latest outcomes; refreshes itself."""
+        refused = self._refused(request, writes=False)
+        if refused:
+            return refused
+        data = await run_in_threadpool(self._crawler_data)
+        return self._render(request, "crawler.html", page_headers=_CRAWLER_HEADERS, c=data,
+                            refresh_ms=int(self.crawler_refresh_s * 1000))
+
+    async def crawler_json(self, request: Request) -> Response:
+        refused = self._refused(request, writes=False)
+        if refused:
+            return refused
+        return JSONResponse(await run_in_threadpool(self._crawler_data),
+                            headers=_JSON_HEADERS)
 
     async def login(self, request: Request) -> Response:
         if self.secret is None:

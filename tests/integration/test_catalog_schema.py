@@ -101,3 +101,43 @@ def test_database_urls_never_show_their_password() -> None:
     with pytest.raises(ValueError, match="psycopg2") as info:
         create_catalog_engine("postgresql://u:s3cret@db.example/catalog")
     assert "s3cret" not in str(info.value)
+
+
+def test_photo_counts_follow_every_insert_move_and_delete(engine: Engine) -> None:
+    """The triggers of migration 5 keep ``stored_images`` on drafts and entries true."""
+    apply_migrations(engine)
+    photo = ("INSERT INTO brand_runway_draft_images (draft_id, position, object_key,"
+             " source_image_url, content_type, byte_size) VALUES (:d, :p, :k, '', 'image/jpeg', 1)")
+    entry_photo = ("INSERT INTO brand_runway_images (runway_id, position, object_key,"
+                   " content_type, byte_size) VALUES (:e, :p, :k, 'image/jpeg', 1)")
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO brands (slug) VALUES ('chloe')"))
+        insert_draft(conn, "vogue", "a")
+        insert_draft(conn, "theimpression", "b")
+        conn.execute(text("INSERT INTO brand_runways (brand_slug, season_code)"
+                          " VALUES ('chloe', 'resort-2026')"))
+        first, second = [i for (i,) in conn.execute(text(
+            "SELECT id FROM brand_runway_drafts ORDER BY id"))]
+        entry = conn.execute(text("SELECT id FROM brand_runways")).scalar_one()
+        conn.execute(text(photo), [{"d": first, "p": p, "k": f"{p:040x}"} for p in range(1, 6)])
+        conn.execute(text(entry_photo), [{"e": entry, "p": p, "k": f"{p:040x}"}
+                                         for p in range(1, 4)])
+
+    def counts() -> tuple[int, int, int]:
+        with engine.connect() as conn:
+            drafts = [n for (n,) in conn.execute(text(
+                "SELECT stored_images FROM brand_runway_drafts ORDER BY id"))]
+            return (*drafts, conn.execute(text(
+                "SELECT stored_images FROM brand_runways")).scalar_one())
+
+    assert counts() == (5, 0, 3)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE brand_runway_draft_images SET draft_id = :s"
+                          " WHERE draft_id = :f AND position <= 2"), {"s": second, "f": first})
+        conn.execute(text("DELETE FROM brand_runway_images WHERE position = 1"))
+    assert counts() == (3, 2, 2)
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM brand_runway_draft_images WHERE draft_id = :f"),
+                     {"f": first})
+        conn.execute(text("DELETE FROM brand_runway_images"))
+    assert counts() == (0, 2, 0)

@@ -243,7 +243,7 @@ def check_not_fetched(crawl: Crawl, case: HostileCase) -> None:
     show, position, photo = case_photo(crawl.brand, case.name)
     url = PUBLIC + show.path
     assert (url, position) not in crawl.images and (url, position) not in crawl.missing
-    [(outcome, note)] = crawl.log_of(url, "manifest")
+    [(outcome, note)] = crawl.log_of(url, "manifest", crawl.first["run_id"])
     assert outcome == "fetched"
     assert f"Collection item {position}: {case.expected_outcome.reason}" in note.split("; ")
     assert not any(photo.photo_id in path for path in crawl.requested)
@@ -260,6 +260,11 @@ def check_manifest_failed(crawl: Crawl, case: HostileCase) -> None:
     assert url not in crawl.manifests and url not in crawl.drafts
 
 
+# Drafted shows the coverage rule finds incomplete: a video-only show stores no photo (an
+# unknown count asks for 10), and junk items count in the page's total but are no photo.
+INCOMPLETE_BY_RULE = frozenset({"video_only", "junk_items"})
+
+
 def check_drafted(crawl: Crawl, case: HostileCase) -> None:
     show = case_show(crawl.brand, case.name)
     url = PUBLIC + show.path
@@ -271,6 +276,10 @@ def check_drafted(crawl: Crawl, case: HostileCase) -> None:
                        for position, photo in enumerate(show.photos, start=first)]
     assert not any(missing_url == url for missing_url, _ in crawl.missing)
     assert crawl.log_of(url, "ingest", crawl.first["run_id"]) == [("created", "")]
+    if case.name in INCOMPLETE_BY_RULE:
+        # Incomplete by the coverage rule, so fetched again and repaired, with nothing to add.
+        assert crawl.log_of(url, "ingest", crawl.second["run_id"]) == [("unrepaired", "")]
+        return
     assert crawl.log_of(url, "ingest", crawl.second["run_id"]) == [
         ("skipped_already_ingested", "a draft with this source key exists")]
 
@@ -340,7 +349,7 @@ def note_negative_counts(crawl: Crawl) -> None:
 def note_junk_items(crawl: Crawl) -> None:
     show, url, draft = draft_of(crawl, "junk_items")
     assert draft[-1] == len(show.photos) + len(JUNK_ITEMS)
-    [(_, note)] = crawl.log_of(url, "manifest")
+    [(_, note)] = crawl.log_of(url, "manifest", crawl.first["run_id"])
     assert note.split("; ") == [f"Collection item {n}: no usable image url"
                                 for n in range(1, len(JUNK_ITEMS) + 1)]
 
@@ -437,9 +446,19 @@ def test_the_store_holds_exactly_the_photos_to_store(crawl: Crawl) -> None:
     assert set(crawl.objects) == {key for key, _, _ in crawl.images.values()}
 
 
+def without_fetch_times(tables: dict[str, list[tuple[Any, ...]]]
+                        ) -> dict[str, list[tuple[Any, ...]]]:
+    """The tables but for when a page was last fetched and a missing photo last tried: a
+    second crawl fetches incomplete shows again, and records that it did."""
+    volatile = {"runway_show_manifests": 3, "runway_missing_images": 5}
+    return {table: sorted(([*row[:volatile[table]], *row[volatile[table] + 1:]]
+                           for row in rows), key=repr) if table in volatile else rows
+            for table, rows in tables.items()}
+
+
 def test_a_second_crawl_changes_no_object_and_no_draft(crawl: Crawl) -> None:
     assert crawl.objects_again == crawl.objects
-    assert crawl.tables_again == crawl.tables
+    assert without_fetch_times(crawl.tables_again) == without_fetch_times(crawl.tables)
     assert crawl.second["shows"]["created"] == 0
     assert crawl.second["images_stored"] == 0
 

@@ -212,6 +212,8 @@ print(json.dumps({
     "replica": fashion_assets.replica.__file__,
     "migrations_folder": str(resources.files(MIGRATIONS_PACKAGE)),
     "migrations": [m.name for m in packaged_migrations()],
+    "migration_files": sorted(e.name for e in resources.files(MIGRATIONS_PACKAGE).iterdir()
+                              if e.name.endswith(".sql")),
 }))
 """
 
@@ -225,7 +227,9 @@ def test_installed_copy_is_the_one_imported_and_finds_its_migrations(
         path = Path(found[key]).resolve()
         assert path.is_relative_to(installed.site / "fashion_assets"), (
             f"{key} resolved to {path}, not to the installed copy in {installed.site}")
-    assert found["migrations"] == sorted(p.name for p in (REPO / "sql").glob("[0-9]*.sql"))
+    shipped = sorted(p.name for p in (REPO / "sql").glob("[0-9]*.sql"))
+    assert found["migration_files"] == shipped  # the dialect parts of a version included
+    assert found["migrations"] == [name for name in shipped if name.count(".") == 1]
 
 
 def test_demo_runs_from_an_empty_folder_with_the_defaults(
@@ -253,7 +257,7 @@ def test_demo_runs_from_an_empty_folder_with_the_defaults(
         second_source = conn.execute("SELECT count(*) FROM brand_runway_drafts"
                                      " WHERE source = 'theimpression'").fetchone()[0]
     assert registered == set(brands)
-    assert versions == sorted(p.name[:4] for p in (REPO / "sql").glob("[0-9]*.sql"))
+    assert versions == sorted({p.name[:4] for p in (REPO / "sql").glob("[0-9]*.sql")})
     assert street > 0 and second_source > 0, _output(result)
     objects = [p for p in (home / "objects").rglob("*") if p.is_file()]
     assert objects, "the demo stored no photo in ./.fashion/objects"

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from fashion_assets.domain.ingest import Outcome, count_outcomes, decide_ingest, show_failure
+from fashion_assets.domain.ingest import (
+    Action,
+    Outcome,
+    count_outcomes,
+    decide_ingest,
+    repair_outcome,
+    show_failure,
+)
 from fashion_assets.domain.runway import (
     MAX_TITLE_CHARS,
     RunwayEntityKey,
@@ -65,17 +72,38 @@ def test_absurd_titles_are_cut_and_bad_slugs_refused() -> None:
         show(season_slug="../../etc")
 
 
-@pytest.mark.parametrize(("drafted", "in_catalog", "download", "outcome"), [
-    (False, False, True, None),
-    (True, False, False, Outcome.SKIPPED_ALREADY_INGESTED),
-    (True, True, False, Outcome.SKIPPED_ALREADY_INGESTED),
-    (False, True, False, Outcome.SKIPPED_IN_CATALOG),
+@pytest.mark.parametrize(("drafted", "in_catalog", "complete", "repairable", "action",
+                          "outcome"), [
+    (False, False, True, False, Action.CREATE, None),
+    (False, False, False, False, Action.CREATE, None),
+    (True, False, True, True, Action.SKIP, Outcome.SKIPPED_ALREADY_INGESTED),
+    (True, True, True, True, Action.SKIP, Outcome.SKIPPED_ALREADY_INGESTED),
+    (False, True, True, False, Action.SKIP, Outcome.SKIPPED_IN_CATALOG),
+    # incomplete with a draft an editor kept: repaired, never skipped (no endless loop)
+    (True, False, False, True, Action.REPAIR, None),
+    (True, True, False, True, Action.REPAIR, None),
+    # incomplete but the draft was rejected or deleted: the article stays ingested once
+    (True, False, False, False, Action.SKIP, Outcome.SKIPPED_ALREADY_INGESTED),
+    # an incomplete catalog entry takes a new source's draft, for promotion to merge
+    (False, True, False, False, Action.CREATE, None),
 ])
-def test_the_ingest_decision(drafted: bool, in_catalog: bool, download: bool,
-                             outcome: Outcome | None) -> None:
-    decision = decide_ingest(source_key_drafted=drafted, entity_in_catalog=in_catalog)
+def test_the_ingest_decision(drafted: bool, in_catalog: bool, complete: bool, repairable: bool,
+                             action: Action, outcome: Outcome | None) -> None:
+    decision = decide_ingest(source_key_drafted=drafted, entity_in_catalog=in_catalog,
+                             complete=complete, repairable=repairable)
 
-    assert (decision.download, decision.outcome) == (download, outcome)
+    assert (decision.action, decision.outcome) == (action, outcome)
+    assert decision.download == (action is not Action.SKIP)
+
+
+@pytest.mark.parametrize(("draft_added", "entry_added", "outcome"), [
+    (8, 8, Outcome.REPAIRED), (0, 3, Outcome.REPAIRED), (2, 0, Outcome.REPAIRED),
+    (0, 0, Outcome.UNREPAIRED),
+])
+def test_a_repair_is_repaired_when_anything_gained_a_photo(
+        draft_added: int, entry_added: int, outcome: Outcome) -> None:
+    assert repair_outcome(draft_photos_added=draft_added, entry_photos_added=entry_added) \
+        is outcome
 
 
 @pytest.mark.parametrize(("expected", "stored", "reasons", "fails"), [
@@ -97,4 +125,4 @@ def test_outcome_counts_name_every_outcome() -> None:
     counts = count_outcomes([Outcome.CREATED, Outcome.CREATED, Outcome.FAILED])
 
     assert counts == {"created": 2, "skipped_already_ingested": 0, "skipped_in_catalog": 0,
-                      "skipped_conflict": 0, "failed": 1}
+                      "skipped_conflict": 0, "repaired": 0, "unrepaired": 0, "failed": 1}

@@ -1,0 +1,165 @@
+"""The coverage sensor's reads and writes: incomplete shows due for a re-fetch, and attempts.
+
+One bounded query per tick finds the shows to repair (``due_repairs``): the coverage rule and
+the counts it reads come from ``domain/coverage.py`` as SQL, over the photo counts that
+triggers keep on drafts and catalog entries, so a tick reads two numbers per show and never
+counts photo rows. The attempts the sensor makes are written in the same transaction as
+the decision to make them (``record_attempts``), so a crashed tick never re-fetches early.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Engine, text
+
+from fashion_assets.catalog.db import utc_naive
+from fashion_assets.catalog.runway import SHOW_JOINS
+from fashion_assets.domain.coverage import (
+    CoverageColumns,
+    CoverageRules,
+    DueShow,
+    RepairStep,
+    coverage_sql,
+    give_up_reason,
+    incomplete_sql,
+)
+from fashion_assets.sources import vogue
+
+
+def _incomplete(rules: CoverageRules) -> str:
+    subject, expected, stored = coverage_sql(CoverageColumns())
+    return f"{subject} AND {incomplete_sql(expected, stored, rules)}"
+
+
+def due_repairs(engine: Engine, rules: CoverageRules, now: datetime, limit: int
+                ) -> list[DueShow]:
+    """Up to ``limit`` incomplete shows not given up whose back-off is over, never tried
+    first, then the longest waiting; each with the partition it is crawled by (Vogue's
+    brands, theImpression's seasons)."""
+    sql = text(
+        "SELECT s.id, s.source, CASE WHEN s.source = :vogue THEN s.brand_slug"
+        " ELSE s.season_code END, COALESCE(r.attempts, 0)"
+        f"{SHOW_JOINS} LEFT JOIN coverage_repairs r ON r.show_id = s.id"
+        f" WHERE {_incomplete(rules)} AND r.gave_up_at IS NULL"
+        " AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= :now)"
+        " ORDER BY CASE WHEN r.next_attempt_at IS NULL THEN 0 ELSE 1 END,"
+        " r.next_attempt_at, s.id LIMIT :limit")
+    with engine.connect() as conn:
+        rows = conn.execute(sql, {"now": utc_naive(now), "limit": limit,
+                                  "vogue": vogue.SOURCE}).all()
+    return [DueShow(int(i), str(src), str(key), int(a)) for i, src, key, a in rows]
+
+
+def record_attempts(engine: Engine, steps: Mapping[int, RepairStep], now: datetime
+                    ) -> dict[int, str]:
+    """Write each show's step: an attempt with its next time, or giving up with the reason.
+
+    Returns the reasons of the shows given up, by show id.
+    """
+    now = utc_naive(now)
+    given_up = [show_id for show_id, step in steps.items() if step.give_up]
+    with engine.begin() as conn:
+        reasons = _give_up_reasons(conn, given_up)
+        for show_id, step in steps.items():
+            conn.execute(text(
+                "INSERT INTO coverage_repairs (show_id, attempts, last_attempt_at,"
+                " next_attempt_at, gave_up_at, reason)"
+                " VALUES (:id, :attempts, :last, :next, :gave_up, :reason)"
+                " ON CONFLICT (show_id) DO UPDATE SET attempts = excluded.attempts,"
+                " last_attempt_at = COALESCE(excluded.last_attempt_at,"
+                "  coverage_repairs.last_attempt_at),"
+                " next_attempt_at = excluded.next_attempt_at, gave_up_at = excluded.gave_up_at,"
+                " reason = excluded.reason"),
+                {"id": show_id, "attempts": step.attempts,
+                 "last": None if step.give_up else now,
+                 "next": None if step.next_attempt_at is None
+                 else utc_naive(step.next_attempt_at),
+                 "gave_up": now if step.give_up else None,
+                 "reason": reasons.get(show_id, "")})
+    return reasons
+
+
+def _give_up_reasons(conn, show_ids: Sequence[int]) -> dict[int, str]:
+    """Why each show stays incomplete: its missing photos' reasons, else its last failure."""
+    if not show_ids:
+        return {}
+    marks = ", ".join(f":i{n}" for n in range(len(show_ids)))
+    params = {f"i{n}": i for n, i in enumerate(show_ids)}
+    missing: dict[int, dict[str, int]] = defaultdict(dict)
+    for show_id, reason, count in conn.execute(text(
+            "SELECT show_id, reason, count(*) FROM runway_missing_images"
+            f" WHERE show_id IN ({marks}) GROUP BY show_id, reason"), params):
+        missing[int(show_id)][str(reason)] = int(count)
+    last: dict[int, str] = {}
+    for show_id, outcome, reason in conn.execute(text(
+            "SELECT s.id, l.outcome, l.reason FROM runway_shows s JOIN ingest_log l"
+            " ON l.source = s.source AND l.source_url = s.source_url"
+            f" WHERE s.id IN ({marks}) ORDER BY l.id"), params):
+        last[int(show_id)] = f"{outcome}: {reason}" if reason else str(outcome)
+    attempts = dict(conn.execute(text(
+        f"SELECT show_id, attempts FROM coverage_repairs WHERE show_id IN ({marks})"), params
+    ).all())
+    return {i: give_up_reason(missing.get(i, {}), last.get(i, ""), int(attempts.get(i, 0)))
+            for i in show_ids}
+
+
+def retry_given_up(engine: Engine, *, brand_slug: str | None = None,
+                   show_ids: Sequence[int] = ()) -> int:
+    """Let the sensor try shows it gave up on again, from a fresh back-off (an editor's
+    call, e.g. after the source restored the photos); return how many."""
+    where, params = ["gave_up_at IS NOT NULL"], {}
+    if brand_slug:
+        where.append("show_id IN (SELECT id FROM runway_shows WHERE brand_slug = :brand)")
+        params["brand"] = brand_slug
+    if show_ids:
+        marks = ", ".join(f":i{n}" for n in range(len(show_ids)))
+        where.append(f"show_id IN ({marks})")
+        params.update({f"i{n}": int(i) for n, i in enumerate(show_ids)})
+    with engine.begin() as conn:
+        return int(conn.execute(text(
+            f"DELETE FROM coverage_repairs WHERE {' AND '.join(where)}"), params).rowcount or 0)
+
+
+@dataclass(frozen=True)
+class GivenUp:
+    show_id: int
+    brand_slug: str
+    source_url: str
+    attempts: int
+    gave_up_at: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CoverageReport:
+    """Coverage at a glance, for status, metadata and the sensor's log."""
+
+    incomplete: int  # incomplete shows the sensor has not given up on
+    backing_off: int  # of those, waiting out their back-off
+    given_up: int
+    given_up_shows: tuple[GivenUp, ...]  # the latest, up to the limit asked
+
+
+def coverage_report(engine: Engine, rules: CoverageRules, now: datetime, *,
+                    limit: int = 20) -> CoverageReport:
+    """Counts of incomplete, backing-off and given-up shows, and the latest given up."""
+    with engine.connect() as conn:
+        incomplete, backing_off = conn.execute(text(
+            "SELECT count(*), COALESCE(sum(CASE WHEN r.next_attempt_at > :now THEN 1 ELSE 0"
+            " END), 0)"
+            f"{SHOW_JOINS} LEFT JOIN coverage_repairs r ON r.show_id = s.id"
+            f" WHERE {_incomplete(rules)} AND r.gave_up_at IS NULL"),
+            {"now": utc_naive(now)}).one()
+        given_up = conn.execute(text(
+            "SELECT count(*) FROM coverage_repairs WHERE gave_up_at IS NOT NULL")).scalar_one()
+        rows = conn.execute(text(
+            "SELECT s.id, s.brand_slug, s.source_url, r.attempts, r.gave_up_at, r.reason"
+            " FROM coverage_repairs r JOIN runway_shows s ON s.id = r.show_id"
+            " WHERE r.gave_up_at IS NOT NULL ORDER BY r.gave_up_at DESC, s.id LIMIT :n"),
+            {"n": limit}).all()
+    return CoverageReport(int(incomplete), int(backing_off), int(given_up), tuple(
+        GivenUp(int(i), str(b), str(u), int(a), str(g), str(r)) for i, b, u, a, g, r in rows))

@@ -1,0 +1,56 @@
+"""Re-fetches and repairs incomplete shows, backing off per show and giving up in the end."""
+
+from dagster import RunRequest, SensorEvaluationContext, SensorResult, SkipReason, sensor
+
+from fashion_assets.catalog.backpressure import evaluate
+from fashion_assets.catalog.coverage import coverage_report, due_repairs, record_attempts
+from fashion_assets.domain.coverage import plan_repairs
+from fashion_assets.jobs.coverage import (
+    REPAIR_JOBS,
+    impression_coverage_repair_job,
+    runway_coverage_repair_job,
+)
+from fashion_assets.resources import CatalogResource, ClockResource, CrawlerResource
+from fashion_assets.tags import BRAND_TAG, CRAWL_TAG
+
+
+@sensor(jobs=[runway_coverage_repair_job, impression_coverage_repair_job],
+        minimum_interval_seconds=300,
+        description="Finds incomplete shows (stored photos far below the expected count) and "
+                    "requests a repair run per brand or season, limited to those shows; each "
+                    "show backs off (FASHION_REPAIR_BACKOFF, doubling) and is given up after "
+                    "FASHION_REPAIR_MAX_ATTEMPTS re-fetches.")
+def coverage_sensor(context: SensorEvaluationContext, catalog: CatalogResource,
+                    crawler: CrawlerResource, clock: ClockResource
+                    ) -> SensorResult | SkipReason:
+    """One bounded query finds the due shows; their attempts are recorded before the runs
+    are requested, so a show is never re-fetched before its back-off is over."""
+    engine, now = catalog.engine(), clock.now()
+    gate = evaluate(engine, crawler.backpressure_rules(), now=now)
+    if gate.paused:  # before any attempt is recorded: a paused tick uses none up
+        return SkipReason(gate.reason)
+    if gate.alert:
+        context.log.warning(gate.reason)
+    due = due_repairs(engine, crawler.coverage_rules(), now, crawler.repair_shows_per_tick)
+    if not due:
+        report = coverage_report(engine, crawler.coverage_rules(), now, limit=0)
+        return SkipReason(f"no incomplete show is due: {report.backing_off} backing off, "
+                          f"{report.given_up} given up")
+    runs, steps = plan_repairs(due, now, crawler.repair_rules())
+    given_up = record_attempts(engine, steps, now)
+    for show_id, reason in given_up.items():
+        context.log.warning(f"show {show_id} given up: {reason}")
+    requests = []
+    for run in runs:
+        job_name, assets = REPAIR_JOBS[run.source]
+        scope = {"config": {"show_ids": list(run.show_ids)}}
+        requests.append(RunRequest(
+            run_key=run.run_key, job_name=job_name, partition_key=run.partition_key,
+            run_config={"ops": {asset: scope for asset in assets}},
+            tags={CRAWL_TAG: "coverage", BRAND_TAG: run.partition_key,
+                  "fashion-assets/shows": str(len(run.show_ids))}))
+    context.log.info(f"{len(due)} incomplete shows due: {len(requests)} repair runs, "
+                     f"{len(given_up)} given up")
+    if not requests:
+        return SkipReason(f"{len(given_up)} incomplete shows given up, nothing to re-fetch")
+    return SensorResult(run_requests=requests)

@@ -1,0 +1,98 @@
+"""The /crawler page in a real browser (Debian's headless Chromium, driven by Selenium): it
+shows a running crawl, updates itself without a reload when the crawl commits a show, and
+marks a crawl whose heartbeat is too old amber. Same browser setup as the review page's test.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from fashion_assets.catalog import progress
+from fashion_assets.review_app import create_app
+from fashion_assets.storage import ObjectStore, open_store
+from tests.integration.test_review_app import SECRET, serve
+from tests.integration.test_review_browser import (  # noqa: F401 - fixtures
+    WAIT_S,
+    driver,
+    engine,
+)
+
+pytestmark = pytest.mark.slow
+
+REFRESH_S = 0.5
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> ObjectStore:
+    """The page shows no photo: one store kind is enough."""
+    return open_store(f"file://{tmp_path / 'objects'}", home=tmp_path)
+
+
+def _row_classes(browser: object, run_id: str) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    row = browser.find_element(By.ID, f"crawl-{run_id}")  # type: ignore[attr-defined]
+    return (row.get_attribute("class") or "").split()
+
+
+def test_the_crawler_page_follows_a_crawl_by_itself(driver: object,  # noqa: F811
+                                                    engine: Engine,  # noqa: F811
+                                                    store: ObjectStore) -> None:
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser = driver
+    progress.start(engine, "run-live", "runway_drafts", "chloe", 10, photos_total=120)
+    progress.show_done(engine, "run-live", "chloe spring-2020-ready-to-wear",
+                       photos_done_delta=12)
+    # The page re-renders its rows: an element found a moment ago may be replaced mid-check.
+    wait = WebDriverWait(browser, WAIT_S,  # type: ignore[arg-type]
+                         ignored_exceptions=(NoSuchElementException,
+                                             StaleElementReferenceException))
+
+    def cell(run_id: str, css: str) -> str:
+        return browser.find_element(  # type: ignore[attr-defined]
+            By.CSS_SELECTOR, f"#crawl-{run_id} {css}").text
+
+    with serve(create_app(engine, store, secret=SECRET, crawler_refresh_s=REFRESH_S)) as url:
+        browser.get(f"{url}/crawler")  # type: ignore[attr-defined]
+        wait.until(lambda b: b.current_url.endswith("/login"))
+        browser.find_element(By.ID, "secret").send_keys(SECRET)  # type: ignore[attr-defined]
+        browser.find_element(By.ID, "sign-in").click()  # type: ignore[attr-defined]
+        wait.until(lambda b: b.current_url.endswith("/"))
+        browser.get(f"{url}/crawler")  # type: ignore[attr-defined]
+        wait.until(lambda b: cell("run-live", ".shows-count") == "1/10 shows")
+        assert cell("run-live", ".photos-count") == "12/120 photos"
+        assert _row_classes(browser, "run-live") == ["crawl"]
+        assert browser.find_element(  # type: ignore[attr-defined]
+            By.ID, "status-line").text.startswith("crawler: running 1, queued 0")
+        # Anything the page keeps in memory is lost by a reload: the update must come without.
+        browser.execute_script("window.notReloaded = true;")  # type: ignore[attr-defined]
+
+        progress.show_done(engine, "run-live", "chloe fall-2020-ready-to-wear",
+                           photos_done_delta=12)
+        wait.until(lambda b: cell("run-live", ".shows-count") == "2/10 shows")
+        assert cell("run-live", ".photos-count") == "24/120 photos"
+        assert cell("run-live", ".current-show") == "chloe fall-2020-ready-to-wear"
+        progress_value = browser.find_element(  # type: ignore[attr-defined]
+            By.CSS_SELECTOR, "#crawl-run-live progress.shows").get_attribute("value")
+        assert progress_value == "2"
+
+        progress.start(engine, "run-stuck", "runway_drafts", "dior", 5,
+                       now=datetime.now(UTC) - timedelta(minutes=10))
+        wait.until(lambda b: "amber" in _row_classes(b, "run-stuck"))
+        assert _row_classes(browser, "run-live") == ["crawl"]
+        assert cell("run-stuck", ".heartbeat").startswith("10 min")
+        wait.until(lambda b: b.find_element(By.ID, "status-line").text.startswith(
+            "crawler: running 2,"))
+        assert browser.execute_script(  # type: ignore[attr-defined]
+            "return window.notReloaded === true;")
+        # The amber is the stylesheet's, not just a class name.
+        color = browser.find_element(  # type: ignore[attr-defined]
+            By.ID, "crawl-run-stuck").value_of_css_property("background-color")
+        assert color == "rgba(251, 191, 36, 1)"

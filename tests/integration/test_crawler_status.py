@@ -1,0 +1,121 @@
+"""The crawler's status with a real Dagster instance: a run queued the way the daemon's
+sensors queue one (created from the code location, submitted to a QueuedRunCoordinator)
+counts as queued, with its waiting time; ``fashion-assets status`` leads with the line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from dagster import DagsterInstance, DagsterRunStatus
+from sqlalchemy import Engine
+
+from fashion_assets.catalog import progress
+from fashion_assets.cli import main
+from fashion_assets.resources import catalog_engine
+from fashion_assets.status import NO_INSTANCE_NOTE, crawler_status
+
+QUEUED_INSTANCE_YAML = """\
+run_coordinator:
+  module: dagster._core.run_coordinator
+  class: QueuedRunCoordinator
+"""
+
+
+def _create_run(instance: DagsterInstance, remote: Any, partition: str) -> str:
+    """A run of the code location's real job, NOT_STARTED, as a sensor tick creates one."""
+    run = instance.create_run(
+        job_name=remote.name, run_id=None, run_config={}, resolved_op_selection=None,
+        step_keys_to_execute=None, status=DagsterRunStatus.NOT_STARTED,
+        tags={"dagster/partition": partition}, root_run_id=None, parent_run_id=None,
+        job_snapshot=remote.job_snapshot, execution_plan_snapshot=None,
+        parent_job_snapshot=None, remote_job_origin=remote.get_remote_origin(),
+        job_code_origin=remote.get_python_origin(), asset_selection=None,
+        asset_check_selection=None, op_selection=None, asset_graph=None)
+    return run.run_id
+
+
+@pytest.fixture(scope="module")
+def dagster_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A persistent instance holding one queued crawl run (and one cancelled run, which is
+    not queued); yields its folder and the queued run's id."""
+    from dagster._core.instance.ref import InstanceRef
+    from dagster._core.workspace.context import WorkspaceProcessContext
+    from dagster._core.workspace.load_target import ModuleTarget
+
+    home = tmp_path_factory.mktemp("dagster_home")
+    (home / "dagster.yaml").write_text(QUEUED_INSTANCE_YAML)
+    with DagsterInstance.from_ref(InstanceRef.from_dir(str(home))) as instance:
+        target = ModuleTarget(module_name="fashion_assets.definitions", attribute=None,
+                              working_directory=None, location_name="fashion-assets")
+        with WorkspaceProcessContext(instance, target) as process:
+            workspace = process.create_request_context()
+            location = workspace.get_code_location("fashion-assets")
+            [repository] = location.get_repositories().values()
+            remote = repository.get_full_job("runway_crawl")
+            queued = _create_run(instance, remote, "chloe")
+            instance.submit_run(queued, workspace)
+            cancelled = _create_run(instance, remote, "dior")
+            instance.report_run_canceled(instance.get_run_by_id(cancelled))
+        assert instance.get_run_by_id(queued).status == DagsterRunStatus.QUEUED
+    yield {"home": str(home), "queued": queued}
+
+
+@pytest.fixture
+def engine(database_url: str) -> Engine:
+    return catalog_engine(database_url)
+
+
+def test_a_queued_run_is_counted_with_its_waiting_time(engine: Engine,
+                                                       dagster_home: dict[str, str]) -> None:
+    from dagster._core.instance.ref import InstanceRef
+
+    progress.start(engine, "run-live", "runway_drafts", "chloe", 4)
+    later = datetime.now(UTC) + timedelta(minutes=10)
+    with DagsterInstance.from_ref(InstanceRef.from_dir(dagster_home["home"])) as instance:
+        status = crawler_status(engine, instance, now=later)
+
+    assert status["line"] == "crawler: running 1, queued 1, pending review 0"
+    assert status["queue_note"] == ""
+    [queued] = status["queued"]
+    assert (queued["run_id"], queued["job_name"], queued["partition_key"],
+            queued["status"]) == (dagster_home["queued"], "runway_crawl", "chloe", "QUEUED")
+    assert queued["waiting_s"] >= 600 and queued["waiting"].startswith("1")  # 10 min, more
+
+    alone = crawler_status(engine)  # no instance: the queue is not guessed
+    assert alone["line"] == "crawler: running 1, queued 0, pending review 0"
+    assert alone["queue_note"] == NO_INSTANCE_NOTE and alone["queued"] == []
+
+
+def test_the_status_command_leads_with_the_status_line(
+        tmp_path: Path, database_url: str, dagster_home: dict[str, str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FASHION_HOME", str(tmp_path))
+    monkeypatch.setenv("FASHION_DATABASE_URL", database_url)
+    monkeypatch.delenv("FASHION_STORE_URL", raising=False)
+    engine = catalog_engine(database_url)
+    progress.start(engine, "run-live", "runway_drafts", "chloe", 4, photos_total=40)
+    progress.show_done(engine, "run-live", "chloe spring-2020-ready-to-wear",
+                       photos_done_delta=10)
+
+    monkeypatch.setenv("DAGSTER_HOME", dagster_home["home"])
+    result = CliRunner().invoke(main, ["status"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "crawler: running 1, queued 1, pending review 0"
+    assert lines[1].startswith("  running chloe (runway_drafts): shows 1/4, photos 10/40, "
+                               "last chloe spring-2020-ready-to-wear, heartbeat ")
+    assert lines[2].startswith("  queued chloe (runway_crawl): waiting ")
+    assert dagster_home["queued"] in lines[2]
+    assert any(line.startswith("brands 0, shows 0, drafts") for line in lines)  # as before
+
+    monkeypatch.delenv("DAGSTER_HOME")
+    result = CliRunner().invoke(main, ["status"], catch_exceptions=False)
+    assert result.output.splitlines()[0] == (
+        f"crawler: running 1, queued 0, pending review 0 ({NO_INSTANCE_NOTE})")
+    result = CliRunner().invoke(main, ["status", "--json"], catch_exceptions=False)
+    assert '"line": "crawler: running 1, queued 0, pending review 0"' in result.output
