@@ -19,11 +19,14 @@ object keys in photo order) with what the replica serves:
 3. Concurrency: four crawls of the same brand at once (and four of the same two brands),
    each frozen at its first photo until every one has planned its work: no failed run, no
    duplicate draft.
+4. Coverage loop: a crawl under faults with a client that gives up fast, then the
+   coverage sensor's repair runs, the faults still on: the fault-free drafts within three
+   sensor-driven rounds.
 
-The summary is printed and the ``## Faults``, ``## Kills`` and ``## Concurrency`` sections of
-docs/reliability.md are replaced; other sections of that file (written by other scripts) are
-kept. The test suite runs small versions of the same scenarios through these functions
-(tests/integration/test_reliability.py).
+The summary is printed and the ``## Faults``, ``## Kills``, ``## Concurrency`` and
+``## Coverage loop`` sections of docs/reliability.md are replaced; other sections of that
+file (written by other scripts) are kept. The test suite runs small versions of the same
+scenarios through these functions (tests/integration/test_reliability.py).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -64,7 +67,7 @@ from fashion_assets.storage.file import TEMP_PREFIX
 from tests.catalog_db import query
 
 DOC = ROOT / "docs" / "reliability.md"
-SECTIONS = ("Faults", "Kills", "Concurrency")
+SECTIONS = ("Faults", "Kills", "Concurrency", "Coverage loop")
 FULL_SIZE = (4, 10, 40)  # brands, shows per brand, photos per show
 QUICK_SIZE = (2, 3, 8)
 KILLS = 20
@@ -82,6 +85,17 @@ FAULT_CLIENT_ENV = {"FASHION_HTTP_TIMEOUT": "1", "FASHION_HTTP_RETRIES": "10",
 # One show and one photo at a time: a run then holds exactly one request per brand at the
 # replica's gate (its image client's robots.txt, or a photo).
 ONE_AT_A_TIME = {"FASHION_IMAGE_CONCURRENCY": "1", "FASHION_SHOW_CONCURRENCY": "1"}
+
+# The coverage loop: a client that gives up fast (one retry), so a crawl under FAULTS leaves
+# photos missing, and a tolerance of 0, so every missing photo makes its show incomplete:
+# the loop must then end with exactly the fault-free drafts. The sensor's back-off is an
+# hour of its clock, and each round's tick comes an hour after the last.
+COVERAGE_CLIENT_ENV = {"FASHION_HTTP_TIMEOUT": "1", "FASHION_HTTP_RETRIES": "1",
+                       "FASHION_RETRY_BACKOFF": "0.05", "FASHION_COVERAGE_TOLERANCE": "0",
+                       "FASHION_REPAIR_BACKOFF": "3600", "FASHION_REPAIR_MAX_ATTEMPTS": "5"}
+COVERAGE_ROUNDS = 3
+# Photos a CDN refuses (403) are not retried by the client: they go missing at once.
+COVERAGE_FAULTS = replace(FAULTS, error_403=0.10)
 
 Drafts = dict[str, tuple[str, ...]]
 
@@ -435,6 +449,95 @@ def faults_scenario(remote: RemoteReplica, work: Path, reference: Drafts) -> dic
     }
 
 
+@dataclass(frozen=True)
+class CoverageRound:
+    """One tick of the coverage sensor and the repair runs it requested."""
+
+    runs: int
+    shows: int
+    repaired: int  # shows whose outcome was repaired
+    missing_after: int  # photos still missing from the drafts, against the replica
+    equals_replica: bool
+
+
+def coverage_loop(env: Mapping[str, str], brands: Sequence[str], reference: Drafts,
+                  database_url: str, dagster_home: Path, *, rounds: int = COVERAGE_ROUNDS,
+                  between_rounds: Callable[[], None] = lambda: None
+                  ) -> tuple[int, list[CoverageRound]]:
+    """A crawl of ``brands`` in this process, then up to ``rounds`` ticks of
+    ``coverage_sensor`` (an hour apart on its clock), each requested run executed.
+
+    Returns the photos missing after the crawl and each round's figures; the loop stops
+    early once the drafts equal ``reference``. ``between_rounds`` runs after the crawl and
+    after each round (the test turns the faults off there).
+    """
+    from datetime import timedelta
+
+    from dagster import DagsterInstance, SkipReason, build_sensor_context
+
+    from fashion_assets.definitions import build_definitions
+    from fashion_assets.resources import resources_from_env
+    from fashion_assets.runs import crawl_brands
+    from fashion_assets.sensors.coverage import coverage_sensor
+
+    dagster_home.mkdir(parents=True, exist_ok=True)
+    instance = DagsterInstance.local_temp(str(dagster_home))
+    start = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)
+    crawl_brands(list(brands), instance, env)
+    missing = _missing(read_drafts(database_url).drafts, reference)
+    done: list[CoverageRound] = []
+    for n in range(rounds):
+        between_rounds()
+        if _missing(read_drafts(database_url).drafts, reference) == 0:
+            break
+        tick_env = {**env, "FASHION_CLOCK": (start + timedelta(hours=n)).isoformat()}
+        with build_sensor_context(instance=instance,
+                                  resources=resources_from_env(tick_env)) as context:
+            result = coverage_sensor(context)
+        requests = [] if isinstance(result, SkipReason) else list(result.run_requests or [])
+        defs = build_definitions(tick_env)
+        repaired = 0
+        for request in requests:
+            run = defs.resolve_job_def(request.job_name).execute_in_process(
+                instance=instance, partition_key=request.partition_key,
+                run_config=request.run_config, tags=request.tags, raise_on_error=False)
+            for materialization in run.asset_materializations_for_node("runway_drafts"):
+                repaired += int(materialization.metadata["shows_repaired"].value)
+        state = read_drafts(database_url)
+        done.append(CoverageRound(
+            len(requests), sum(len(r.run_config["ops"]["runway_drafts"]["config"]["show_ids"])
+                               for r in requests), repaired,
+            _missing(state.drafts, reference), state.drafts == reference))
+        if state.drafts == reference:
+            break
+    return missing, done
+
+
+def _missing(drafts: Drafts, reference: Drafts) -> int:
+    """Photos of ``reference`` not in ``drafts`` (a show not drafted lacks all of its)."""
+    return sum(len(set(keys) - set(drafts.get(url, ()))) for url, keys in reference.items())
+
+
+def coverage_scenario(remote: RemoteReplica, work: Path, reference: Drafts) -> dict[str, Any]:
+    """Under ``COVERAGE_FAULTS`` throughout: the crawl, then the coverage loop."""
+    brands = [b.slug for b in remote.site.brands]
+    with fresh_database() as database_url:
+        remote.set_faults(COVERAGE_FAULTS)
+        remote.reset_stats()
+        env = bench_env(remote.server, database_url, work / "coverage", **COVERAGE_CLIENT_ENV)
+        started = time.monotonic()
+        try:
+            missing, rounds = coverage_loop(env, brands, reference, database_url,
+                                            work / "coverage" / "dagster")
+        finally:
+            remote.set_faults(FaultPlan())
+        wall_s = time.monotonic() - started
+    return {"plan": asdict(COVERAGE_FAULTS), "client": COVERAGE_CLIENT_ENV,
+            "missing_after_crawl": missing, "rounds": [asdict(r) for r in rounds],
+            "converged_in": len(rounds) if rounds and rounds[-1].equals_replica else None,
+            "wall_s": wall_s}
+
+
 def _requests(stats: ReplicaStats) -> int:
     return stats.page_requests + stats.image_requests + stats.robots_requests
 
@@ -517,6 +620,8 @@ def run_reliability(quick: bool = False, *, kills: int = KILLS, seed: int = 0,
         print("kills: done", flush=True)
         figures["concurrency"] = concurrency_scenario(remote, work, reference)
         print("concurrency: done", flush=True)
+        figures["coverage"] = coverage_scenario(remote, work, reference)
+        print("coverage loop: done", flush=True)
     return figures
 
 
@@ -538,6 +643,9 @@ def verdicts(figures: dict[str, Any]) -> dict[str, bool]:
         **{f"concurrency {c['label']}: no failed run, no duplicate":
            c["failed_runs"] == 0 and c["duplicates"] == 0 and c["same_drafts"]
            for c in figures["concurrency"]},
+        "coverage: the fault-free drafts within 3 sensor-driven rounds":
+        figures["coverage"]["converged_in"] is not None
+        and figures["coverage"]["converged_in"] <= COVERAGE_ROUNDS,
     }
 
 
@@ -552,7 +660,8 @@ def report(figures: dict[str, Any]) -> dict[str, str]:
                 f"store; {figures['machine']['cpu']}.")
     return {"Faults": _faults_section(figures, held, measured),
             "Kills": _kills_section(figures, held, measured),
-            "Concurrency": _concurrency_section(figures, held, measured)}
+            "Concurrency": _concurrency_section(figures, held, measured),
+            "Coverage loop": _coverage_section(figures, held, measured)}
 
 
 def _mark(ok: bool) -> str:
@@ -681,6 +790,34 @@ def _concurrency_section(figures: dict[str, Any], held: dict[str, bool], measure
     ])
 
 
+def _coverage_section(figures: dict[str, Any], held: dict[str, bool], measured: str) -> str:
+    coverage = figures["coverage"]
+    verdict = "coverage: the fault-free drafts within 3 sensor-driven rounds"
+    return "\n".join([
+        measured,
+        "",
+        "One crawl of every brand in this process under the fault plan below, with a client "
+        "that retries once (`" + " ".join(f"{k}={v}" for k, v in coverage["client"].items())
+        + "`), so photos go missing; then ticks of `coverage_sensor`, an hour apart on its "
+        "clock, each requested repair run executed, the faults still on. The tolerance is 0 "
+        "so that every missing photo makes its show incomplete: the loop must end with "
+        "exactly the drafts of the fault-free crawl.",
+        "",
+        f"Fault plan: `{coverage['plan']}`.",
+        "",
+        f"Photos missing after the crawl: {coverage['missing_after_crawl']}.",
+        "",
+        "| round | repair runs | shows re-fetched | shows repaired | photos still missing |"
+        " drafts equal the replica's |",
+        "|---|---|---|---|---|---|",
+        *[f"| {n} | {r['runs']} | {r['shows']} | {r['repaired']} | {r['missing_after']} | "
+          f"{_mark(r['equals_replica'])} |" for n, r in enumerate(coverage["rounds"], 1)],
+        "",
+        f"Converged within 3 sensor-driven rounds: {_mark(held[verdict])}"
+        f" (in {coverage['converged_in']}); wall {coverage['wall_s']:.1f} s.",
+    ])
+
+
 def write_sections(sections: Mapping[str, str], path: Path = DOC) -> None:
     """Replace the ``## <heading>`` sections of ``path`` named in ``sections``.
 
@@ -719,7 +856,9 @@ def summary_table(figures: dict[str, Any]) -> str:
              f"{kills['temp_files']} temp files; wall {kills['wall_s']:.1f} s",
              *[f"concurrency {c['label']}: {c['created']} created, {c['conflicts']} conflicts, "
                f"{c['skipped']} skipped, {c['failed_runs']} failed runs, {c['duplicates']} "
-               f"duplicates; wall {c['wall_s']:.1f} s" for c in figures["concurrency"]]]
+               f"duplicates; wall {c['wall_s']:.1f} s" for c in figures["concurrency"]],
+             f"coverage: {figures['coverage']['missing_after_crawl']} photos missing after the "
+             f"crawl, rounds {[r['missing_after'] for r in figures['coverage']['rounds']]}"]
     return "\n".join(lines)
 
 

@@ -65,22 +65,30 @@ def _checked_slug(value: str, what: str) -> str:
 @click.option("--week", "weeks", multiple=True, callback=_slugs("fashion week slug"),
               help="theImpression street-style week to crawl (its listing slug, such as "
                    "copenhagen-fashion-week); repeat for several.")
+@click.option("--all", "crawl_all", is_flag=True,
+              help="Every brand of the catalog, in batches of FASHION_CRAWL_BATCH_BRANDS "
+                   "brands per run.")
 @click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1,
               show_default="the number of CPUs",
               help="Partitions crawled at once, each in its own process (1: all in this one).")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
-def crawl(brands: list[str], seasons: list[str], weeks: list[str], workers: int,
-          as_json: bool) -> None:
+def crawl(brands: list[str], seasons: list[str], weeks: list[str], crawl_all: bool,
+          workers: int, as_json: bool) -> None:
     """Crawl brands (Vogue), seasons (theImpression runway) and fashion weeks (street style).
 
-    One Dagster run per partition, with progress per show or article.
+    One Dagster run per partition, with progress per show or article; --all crawls every
+    brand of the catalog in runs of FASHION_CRAWL_BATCH_BRANDS brands (partition ranges).
     """
     from fashion_assets.runs import crawl_in_workers, summary_line
 
     targets = ([("brand", b) for b in brands] + [("season", s) for s in seasons]
                + [("week", w) for w in weeks])
+    if crawl_all:
+        from fashion_assets.runs import all_brand_targets, dagster_instance
+
+        targets += all_brand_targets(dagster_instance())
     if not targets:
-        raise click.UsageError("name something to crawl: --brand, --season or --week")
+        raise click.UsageError("name something to crawl: --brand, --season, --week or --all")
     summaries = crawl_in_workers(targets, workers)
     if as_json:
         click.echo(json.dumps({"crawls": summaries}, indent=2))
@@ -222,12 +230,14 @@ def status(as_json: bool) -> None:
     if note:
         crawler["queue_note"] = note
     report = catalog_status(engine, settings.store_url(), settings.home_dir())
+    automation = _automation(engine)
     if as_json:
-        click.echo(json.dumps({**report, "crawler": crawler}, indent=2))
+        click.echo(json.dumps({**report, "crawler": crawler, **automation}, indent=2))
         return
     click.echo(crawler["line"] + (f" ({crawler['queue_note']})" if crawler["queue_note"]
                                   else ""))
     _echo_crawls(crawler)
+    _echo_automation(automation)
     click.echo(f"catalog: {report['database']}")
     click.echo(f"store:   {report['store']['url']} - {report['store']['objects']} objects, "
                f"{report['store']['bytes']:,} bytes")
@@ -247,6 +257,26 @@ def status(as_json: bool) -> None:
         import pandas as pd
 
         click.echo("\n" + pd.DataFrame(report["per_brand"]).to_string(index=False))
+
+
+def _automation(engine: Any) -> dict[str, Any]:
+    from fashion_assets.resources import resources_from_env
+    from fashion_assets.status import automation_status
+
+    crawler = resources_from_env()["crawler"]
+    return automation_status(engine, crawler.coverage_rules(), crawler.backpressure_rules())
+
+
+def _echo_automation(automation: Mapping[str, Any], limit: int = 5) -> None:
+    """Backpressure's reason, then coverage: incomplete, backing off, given up and why."""
+    gate, coverage = automation["backpressure"], automation["coverage"]
+    since = f" (since {gate['changed_at']})" if gate["paused"] and gate["changed_at"] else ""
+    click.echo(f"backpressure: {gate['reason']}{since}")
+    click.echo(f"coverage: {coverage['incomplete']} incomplete shows ({coverage['backing_off']}"
+               f" backing off), {coverage['given_up']} given up"
+               + (" (fashion-assets coverage list)" if coverage["given_up"] else ""))
+    for show in coverage["given_up_shows"][:limit]:
+        click.echo(f"  gave up {show['source_url']}: {show['reason']}")
 
 
 @contextlib.contextmanager
@@ -281,6 +311,50 @@ def _echo_crawls(crawler: Mapping[str, Any]) -> None:
     for q in crawler["queued"]:
         click.echo(f"  queued {q['partition_key'] or '-'} ({q['job_name']}): waiting "
                    f"{q['waiting']} [run {q['run_id']}]")
+
+
+@main.group()
+def coverage() -> None:
+    """Shows the coverage sensor gave up on, and letting it try them again."""
+
+
+@coverage.command("list")
+@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
+def coverage_list(limit: int, as_json: bool) -> None:
+    """Incomplete shows, and each show given up with its reason."""
+    from datetime import UTC, datetime
+
+    from fashion_assets.catalog.coverage import coverage_report
+    from fashion_assets.resources import resources_from_env
+
+    rules = resources_from_env()["crawler"].coverage_rules()
+    report = coverage_report(_engine(), rules, datetime.now(UTC), limit=limit)
+    if as_json:
+        click.echo(json.dumps({"incomplete": report.incomplete,
+                               "backing_off": report.backing_off, "given_up": report.given_up,
+                               "given_up_shows": [vars(g) for g in report.given_up_shows]},
+                              indent=2))
+        return
+    click.echo(f"{report.incomplete} incomplete shows ({report.backing_off} backing off),"
+               f" {report.given_up} given up")
+    for show in report.given_up_shows:
+        click.echo(f"show {show.show_id} {show.brand_slug} {show.source_url}: gave up "
+                   f"{show.gave_up_at} after {show.attempts} re-fetches - {show.reason}")
+
+
+@coverage.command("retry")
+@click.option("--brand", default=None, help="Every given-up show of this brand slug.")
+@click.option("--show-id", "show_ids", type=int, multiple=True,
+              help="A given-up show by id (see coverage list); repeat for several.")
+def coverage_retry(brand: str | None, show_ids: tuple[int, ...]) -> None:
+    """Let the coverage sensor re-fetch given-up shows again, from a fresh back-off."""
+    from fashion_assets.catalog.coverage import retry_given_up
+
+    if not brand and not show_ids:
+        raise click.UsageError("name the shows to retry: --brand or --show-id")
+    count = retry_given_up(_engine(), brand_slug=brand, show_ids=show_ids)
+    click.echo(f"{count} given-up shows will be re-fetched by the coverage sensor")
 
 
 @main.group()

@@ -10,21 +10,27 @@ from fashion_assets.assets.runway import impression_runway_assets, runway_assets
 from fashion_assets.assets.street import street_assets
 from fashion_assets.jobs.cleanup import build_media_cleanup_job, build_media_cleanup_schedule
 from fashion_assets.jobs.coverage import impression_coverage_repair_job, runway_coverage_repair_job
+from fashion_assets.jobs.crawl_schedule import build_crawl_schedule
 from fashion_assets.resources import resources_from_env
 from fashion_assets.sensors.approved_drafts import approved_drafts_sensor
 from fashion_assets.sensors.brand_partitions import brand_partitions_sensor
 from fashion_assets.sensors.coverage import coverage_sensor
 from fashion_assets.sensors.runway_seasons import runway_season_partitions_sensor
+from fashion_assets.sensors.stuck_runs import stuck_runs_sensor
+from fashion_assets.tags import CRAWL_TAG, PROMOTION_TAG
 
 runway_crawl_job = define_asset_job(
     "runway_crawl",
     selection=AssetSelection.groups("runway"),
-    description="Vogue: listing, image manifests and drafts of one brand.",
+    tags={CRAWL_TAG: "brand"},
+    description="Vogue: listing, image manifests and drafts of one brand, or of a batch of "
+                "brands (a partition range: full_crawl_schedule, backfills, crawl --all).",
 )
 
 impression_runway_crawl_job = define_asset_job(
     "impression_runway_crawl",
     selection=AssetSelection.groups("impression_runway"),
+    tags={CRAWL_TAG: "season"},
     description="theImpression: the runway galleries of one season, as drafts of the same "
                 "shows as Vogue's.",
 )
@@ -32,6 +38,7 @@ impression_runway_crawl_job = define_asset_job(
 promote_approved_drafts_job = define_asset_job(
     "promote_approved_drafts",
     selection=AssetSelection.assets(approved_drafts, catalog_entries),
+    tags={PROMOTION_TAG: "promotion"},
     description="Promote every approved draft into the catalog (launched by "
                 "approved_drafts_sensor).",
 )
@@ -39,6 +46,7 @@ promote_approved_drafts_job = define_asset_job(
 street_style_crawl_job = define_asset_job(
     "street_style_crawl",
     selection=AssetSelection.groups("street_style"),
+    tags={CRAWL_TAG: "week"},
     description="theImpression: the street-style listing and drafts of one fashion week.",
 )
 
@@ -52,9 +60,9 @@ def build_definitions(env: Mapping[str, str] | None = None) -> Definitions:
         jobs=[runway_crawl_job, impression_runway_crawl_job, street_style_crawl_job,
               promote_approved_drafts_job, runway_coverage_repair_job,
               impression_coverage_repair_job, build_media_cleanup_job(env)],
-        schedules=[build_media_cleanup_schedule(env)],
+        schedules=[build_crawl_schedule(env), build_media_cleanup_schedule(env)],
         sensors=[brand_partitions_sensor, runway_season_partitions_sensor,
-                 approved_drafts_sensor, coverage_sensor],
+                 approved_drafts_sensor, coverage_sensor, stuck_runs_sensor],
         resources=resources_from_env(env),
     )
 

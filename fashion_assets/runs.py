@@ -78,7 +78,22 @@ CRAWL_KINDS = {
                         "impression_runway_drafts", "shows_"),
     "week": CrawlKind("week", "street_style_crawl", "fashion_weeks", "street_snap_drafts",
                       "articles_"),
+    # Consecutive brand partitions in one run (a partition range), keyed "first..last".
+    "batch": CrawlKind("batch", "runway_crawl", "brands", "runway_drafts", "shows_"),
 }
+
+
+def all_brand_targets(instance: Any, env: Mapping[str, str] | None = None
+                      ) -> list[tuple[str, str]]:
+    """Every brand of the catalog, as ``("batch", "first..last")`` targets of
+    ``FASHION_CRAWL_BATCH_BRANDS`` brands each (``fashion-assets crawl --all``)."""
+    from fashion_assets.catalog.runway import list_brands
+    from fashion_assets.jobs.crawl_schedule import brand_batches
+    from fashion_assets.resources import catalog_engine
+
+    brands = list_brands(catalog_engine(settings.database_url(env)))
+    register_brands([(b.slug, b.display_name) for b in brands], instance, env)
+    return [("batch", batch.label) for batch in brand_batches(instance, env)]
 
 
 def crawl_brands(brands: list[str], instance: Any, env: Mapping[str, str] | None = None
@@ -95,15 +110,22 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
     partition.
     """
     register_brands([(key, "") for kind, key in targets if kind == "brand"], instance, env)
-    for kind in {kind for kind, _ in targets} - {"brand"}:
+    for kind in {kind for kind, _ in targets} - {"brand", "batch"}:
         _add_partitions(instance, CRAWL_KINDS[kind].partitions,
                         [key for k, key in targets if k == kind])
     env_items = tuple(sorted((env if env is not None else os.environ).items()))
     summaries = []
     for kind, key in targets:
         job = _crawl_job(env_items, CRAWL_KINDS[kind].job)
-        result = job.execute_in_process(partition_key=key, instance=instance,
-                                        raise_on_error=False)
+        if kind == "batch":
+            from fashion_assets.domain.batches import Batch
+            from fashion_assets.jobs.crawl_schedule import batch_tags
+
+            result = job.execute_in_process(instance=instance, raise_on_error=False,
+                                            tags=batch_tags(Batch.from_label(key)))
+        else:
+            result = job.execute_in_process(partition_key=key, instance=instance,
+                                            raise_on_error=False)
         summaries.append(_summary(CRAWL_KINDS[kind], key, result))
     return summaries
 

@@ -99,6 +99,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_CRAWL_BATCH_BRANDS", "25", "Brands per crawl run of the schedule, of a "
             "backfill (the runway assets' backfill policy) and of `fashion-assets crawl --all`; "
             "read when the code location loads."),
+    Setting("FASHION_STUCK_AFTER_SECONDS", "300", "A crawl run whose heartbeat has not moved for "
+            "this long is stuck: stuck_runs_sensor terminates it, the /crawler page shows it "
+            "amber."),
+    Setting("FASHION_STEP_RETRIES", "2", "Retries of a crawl step that failed on something a "
+            "retry can fix (the source or the database unreachable); a 404 or an unreadable "
+            "page is recorded and never retried."),
+    Setting("FASHION_STEP_RETRY_DELAY", "60", "Seconds before a crawl step's first retry; "
+            "doubled for each further one, with jitter."),
     Setting("FASHION_CLEANUP_GRACE_HOURS", "24", "Media cleanup deletes an unreferenced object "
             "only once it is this many hours old, so an ingest in flight keeps its photos."),
     Setting("FASHION_CLEANUP_CRON", "0 4 * * *", "When the media_cleanup_schedule runs (cron, "

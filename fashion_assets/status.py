@@ -3,6 +3,7 @@ the review app's /crawler page and tests."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,10 @@ from typing import Any
 from sqlalchemy import Engine, text
 
 from fashion_assets.catalog import progress as progress_catalog
+from fashion_assets.catalog.backpressure import peek, read_state
+from fashion_assets.catalog.coverage import coverage_report
+from fashion_assets.domain.backpressure import BackpressureRules
+from fashion_assets.domain.coverage import CoverageRules
 from fashion_assets.domain.progress import (
     STUCK_THRESHOLD_S,
     elapsed_s,
@@ -159,3 +164,24 @@ def catalog_status(engine: Engine, store_url: str, home: Path) -> dict[str, Any]
         ],
     }
 
+
+
+def automation_status(engine: Engine, coverage_rules: CoverageRules,
+                      backpressure_rules: BackpressureRules, now: datetime | None = None
+                      ) -> dict[str, Any]:
+    """What holds the automation back: backpressure's gate (as the last tick left it, and
+    what the backlogs say now) and coverage (incomplete shows, backing off, given up)."""
+    now = now or datetime.now(UTC)
+    gate = peek(engine, backpressure_rules)
+    state = read_state(engine)
+    report = coverage_report(engine, coverage_rules, now)
+    return {
+        "backpressure": {"level": gate.level.value, "paused": gate.paused, "alert": gate.alert,
+                         "reason": gate.reason, "pending_review": gate.backlog.pending_review,
+                         "failed_ingests": gate.backlog.failed_ingests,
+                         "changed_at": state.changed_at.isoformat()
+                         if state and state.changed_at else None},
+        "coverage": {"incomplete": report.incomplete, "backing_off": report.backing_off,
+                     "given_up": report.given_up,
+                     "given_up_shows": [asdict(g) for g in report.given_up_shows]},
+    }

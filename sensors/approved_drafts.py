@@ -5,6 +5,7 @@ from dagster import RunRequest, SensorEvaluationContext, SkipReason, sensor
 from fashion_assets.catalog.entities import RUNWAY, STREET
 from fashion_assets.catalog.promotion import approved_backlog
 from fashion_assets.resources import CatalogResource
+from fashion_assets.tags import PROMOTION_TAG
 
 
 @sensor(job_name="promote_approved_drafts", minimum_interval_seconds=60,
@@ -19,4 +20,5 @@ def approved_drafts_sensor(context: SensorEvaluationContext,
         return SkipReason("no approved draft waits for promotion")
     key = "promote:" + ";".join(f"{b.kind}={b.fingerprint}" for b in backlog)
     context.log.info(f"{waiting} approved drafts wait: {key}")
-    return RunRequest(run_key=key, tags={"fashion-assets/approved": str(waiting)})
+    return RunRequest(run_key=key, tags={"fashion-assets/approved": str(waiting),
+                                         PROMOTION_TAG: "promotion"})

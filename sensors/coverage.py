@@ -3,7 +3,7 @@
 from dagster import RunRequest, SensorEvaluationContext, SensorResult, SkipReason, sensor
 
 from fashion_assets.catalog.backpressure import evaluate
-from fashion_assets.catalog.coverage import coverage_report, due_repairs, record_attempts
+from fashion_assets.catalog.coverage import due_repairs, record_attempts, repair_counts
 from fashion_assets.domain.coverage import plan_repairs
 from fashion_assets.jobs.coverage import (
     REPAIR_JOBS,
@@ -33,9 +33,9 @@ def coverage_sensor(context: SensorEvaluationContext, catalog: CatalogResource,
         context.log.warning(gate.reason)
     due = due_repairs(engine, crawler.coverage_rules(), now, crawler.repair_shows_per_tick)
     if not due:
-        report = coverage_report(engine, crawler.coverage_rules(), now, limit=0)
-        return SkipReason(f"no incomplete show is due: {report.backing_off} backing off, "
-                          f"{report.given_up} given up")
+        counts = repair_counts(engine, now)
+        return SkipReason(f"no incomplete show is due: {counts.backing_off} backing off, "
+                          f"{counts.given_up} given up")
     runs, steps = plan_repairs(due, now, crawler.repair_rules())
     given_up = record_attempts(engine, steps, now)
     for show_id, reason in given_up.items():

@@ -47,6 +47,9 @@ def pytest_configure(config: pytest.Config) -> None:
             "(.ci/run starts PostgreSQL and sets it)")
     # Fake credentials for the local S3 server; nothing from a developer's AWS setup leaks in.
     os.environ.update(AWS_TEST_ENV)
+    # Step retries back off from a tenth of a second, not a minute: the assets read it when
+    # they are defined (fashion_assets/assets/policies.py), so it is set before any import.
+    os.environ["FASHION_STEP_RETRY_DELAY"] = "0.1"
     for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
         os.environ.pop(name, None)
 

@@ -9,9 +9,17 @@ the catalog, and reports what happened as materialization metadata.
 from collections import Counter
 from collections.abc import Sequence
 
-from dagster import AssetExecutionContext, Config, MaterializeResult, MetadataValue, asset
+from dagster import (
+    AssetExecutionContext,
+    Config,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
 from pydantic import Field
+from sqlalchemy import Engine
 
+from fashion_assets.assets.policies import BRAND_BATCHES, CRAWL_RETRY, listing_failures
 from fashion_assets.catalog import names
 from fashion_assets.catalog import runway as runway_catalog
 from fashion_assets.catalog.runway import ShowRow
@@ -20,6 +28,8 @@ from fashion_assets.crawl.base import SourceSite
 from fashion_assets.crawl.http import Fetcher
 from fashion_assets.crawl.impression import crawl_season_listing
 from fashion_assets.crawl.runway import (
+    ListingError,
+    ListingResult,
     ManifestResult,
     ShowResult,
     crawl_listing,
@@ -54,12 +64,15 @@ class ShowScope(Config):
 
 
 GROUP = "runway"
+
 IMPRESSION_GROUP = "impression_runway"
 OWNERS = ["team:fashion-assets"]
 
 
 @asset(
+    retry_policy=CRAWL_RETRY,
     partitions_def=brand_partitions,
+    backfill_policy=BRAND_BATCHES,
     group_name=GROUP,
     owners=OWNERS,
     kinds={"python", "sql"},
@@ -69,12 +82,43 @@ OWNERS = ["team:fashion-assets"]
 def runway_show_listings(context: AssetExecutionContext, catalog: CatalogResource,
                          vogue: VogueSourceResource, crawler: CrawlerResource
                          ) -> MaterializeResult:
-    brand = context.partition_key
     engine = catalog.engine()
-    runway_catalog.add_brand(engine, brand)
     site = vogue.site()
+    brands = context.partition_keys
+    listings, failed = [], []
+    for brand in brands:
+        runway_catalog.add_brand(engine, brand)
+        try:
+            listings.append(_list_brand(context, engine, site, vogue, crawler, brand))
+        except ListingError as exc:
+            if len(brands) == 1:  # one brand: the run fails, retried only if that can help
+                with listing_failures():
+                    raise
+            # A batch goes on with its other brands: the failure is in the ingest log.
+            context.log.error(str(exc))
+            failed.append((brand, str(exc)))
+    return MaterializeResult(metadata={
+        "brands": len(brands),
+        "failed_brands": len(failed),
+        "shows": sum(len(listing.shows) for listing in listings),
+        "new_shows": sum(listing.new_shows for listing in listings),
+        "skipped_entries": sum(len(listing.skipped) for listing in listings),
+        "pending_cities": ", ".join(sorted({c for listing in listings
+                                            for c in listing.pending_cities})),
+        "shows_table": MetadataValue.md(markdown_table(
+            ["brand", "#", "title", "season code", "source URL"],
+            [(listing.brand_slug, s.listing_position, s.title, s.entity_key.season_code,
+              s.source_key.source_url) for listing in listings for s in listing.shows])),
+        **({"failed_table": MetadataValue.md(markdown_table(["brand", "error"], failed))}
+           if failed else {}),
+    })
 
-    async def run():
+
+def _list_brand(context: AssetExecutionContext, engine: Engine, site: SourceSite,
+                vogue: VogueSourceResource, crawler: CrawlerResource, brand: str
+                ) -> ListingResult:
+    """One brand's listing: fetched, recorded, its own name and its notes logged."""
+    async def run() -> ListingResult:
         async with Fetcher(crawler.http_policy(), vogue.host_policy()) as fetcher:
             return await crawl_listing(fetcher, site, engine, brand, run_id=context.run.run_id,
                                        max_page_bytes=crawler.max_page_bytes)
@@ -86,20 +130,13 @@ def runway_show_listings(context: AssetExecutionContext, catalog: CatalogResourc
         context.log.warning(f"{brand}: skipped listing entry: {note}")
     if name_note:
         context.log.warning(f"{brand}: {name_note}")
-    return MaterializeResult(metadata={
-        "shows": len(listing.shows),
-        "new_shows": listing.new_shows,
-        "skipped_entries": len(listing.skipped),
-        "pending_cities": ", ".join(listing.pending_cities),
-        "shows_table": MetadataValue.md(markdown_table(
-            ["#", "title", "season code", "source URL"],
-            [(s.listing_position, s.title, s.entity_key.season_code, s.source_key.source_url)
-             for s in listing.shows])),
-    })
+    return listing
 
 
 @asset(
+    retry_policy=CRAWL_RETRY,
     partitions_def=brand_partitions,
+    backfill_policy=BRAND_BATCHES,
     group_name=GROUP,
     owners=OWNERS,
     kinds={"python", "sql"},
@@ -112,13 +149,14 @@ def runway_image_manifests(context: AssetExecutionContext, catalog: CatalogResou
                            ,
                            config: ShowScope) -> MaterializeResult:
     site = vogue.site()
-    shows = config.of(runway_catalog.brand_shows(catalog.engine(), context.partition_key,
-                                                site.source))
+    shows = config.of(brands_shows(catalog.engine(), context.partition_keys, site.source))
     return manifests_result(context, catalog, crawler, site, vogue.host_policy(), shows)
 
 
 @asset(
+    retry_policy=CRAWL_RETRY,
     partitions_def=brand_partitions,
+    backfill_policy=BRAND_BATCHES,
     group_name=GROUP,
     owners=OWNERS,
     kinds={"python", "sql", "s3"},
@@ -132,12 +170,12 @@ def runway_drafts(context: AssetExecutionContext, catalog: CatalogResource,
                   crawler: CrawlerResource,
                   config: ShowScope) -> MaterializeResult:
     site = vogue.site()
-    shows = config.of(runway_catalog.brand_shows(catalog.engine(), context.partition_key,
-                                                site.source))
+    shows = config.of(brands_shows(catalog.engine(), context.partition_keys, site.source))
     return drafts_result(context, catalog, store, crawler, site, vogue.host_policy(), shows)
 
 
 @asset(
+    retry_policy=CRAWL_RETRY,
     partitions_def=runway_season_partitions,
     group_name=IMPRESSION_GROUP,
     owners=OWNERS,
@@ -158,7 +196,8 @@ def impression_runway_listings(context: AssetExecutionContext, catalog: CatalogR
             return await crawl_season_listing(fetcher, site, engine, season,
                                               run_id=context.run.run_id, limits=crawler.limits())
 
-    listing = loop.run(run())
+    with listing_failures():
+        listing = loop.run(run())
     waiting = [h for h in listing.held if h.outcome == "waiting_for_name"]
     context.log.info(f"{season}: {len(listing.shows)} galleries listed, {listing.new_shows} new,"
                      f" {len(waiting)} waiting for a brand name")
@@ -181,6 +220,7 @@ def impression_runway_listings(context: AssetExecutionContext, catalog: CatalogR
 
 
 @asset(
+    retry_policy=CRAWL_RETRY,
     partitions_def=runway_season_partitions,
     group_name=IMPRESSION_GROUP,
     owners=OWNERS,
@@ -200,6 +240,7 @@ def impression_runway_manifests(context: AssetExecutionContext, catalog: Catalog
 
 
 @asset(
+    retry_policy=CRAWL_RETRY,
     partitions_def=runway_season_partitions,
     group_name=IMPRESSION_GROUP,
     owners=OWNERS,
@@ -218,6 +259,20 @@ def impression_runway_drafts(context: AssetExecutionContext, catalog: CatalogRes
                                                  site.source))
     return drafts_result(context, catalog, store, crawler, site, theimpression.host_policy(),
                          shows)
+
+
+def brands_shows(engine: Engine, brands: Sequence[str], source: str) -> list[ShowRow]:
+    """The shows of every brand of a run (one brand, or a batch of them)."""
+    return [show for brand in brands for show in runway_catalog.brand_shows(engine, brand, source)]
+
+
+def partition_label(context: AssetExecutionContext) -> str:
+    """The run's partition, or its range ``first..last`` when it covers a batch."""
+    if context.has_partition_key_range:
+        keys = context.partition_key_range
+        if keys.start != keys.end:
+            return f"{keys.start}..{keys.end}"
+    return context.partition_key
 
 
 def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
@@ -271,7 +326,7 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
     planned = {s.id: s.expected_images if s.has_manifest and not (s.drafted or s.in_catalog)
                else 0 for s in shows}
     tracker = CrawlProgress(engine, context.run.run_id, context.asset_key.to_user_string(),
-                            context.partition_key, len(shows),
+                            partition_label(context), len(shows),
                             photos_total=sum(planned.values()), warn=context.log.warning)
 
     def on_result(result: ShowResult) -> None:

@@ -7,6 +7,7 @@ per run from the ``clock`` resource), whatever week partition they were listed u
 
 from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
 
+from fashion_assets.assets.policies import CRAWL_RETRY, listing_failures
 from fashion_assets.catalog import street as street_catalog
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.http import Fetcher
@@ -28,6 +29,7 @@ OWNERS = ["team:fashion-assets"]
 
 
 @asset(
+    retry_policy=CRAWL_RETRY,
     partitions_def=fashion_week_partitions,
     group_name=GROUP,
     owners=OWNERS,
@@ -49,7 +51,8 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
             return await crawl_week_listing(fetcher, site, engine, week, now=now,
                                             run_id=context.run.run_id, limits=crawler.limits())
 
-    listing = loop.run(run())
+    with listing_failures():
+        listing = loop.run(run())
     city = listing.city or f"waiting: {listing.city_name!r} is not a known city"
     context.log.info(f"{week}: {len(listing.articles)} articles on {listing.pages} pages, "
                      f"{listing.new_articles} new, city {city}")
@@ -71,6 +74,7 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
 
 
 @asset(
+    retry_policy=CRAWL_RETRY,
     partitions_def=fashion_week_partitions,
     group_name=GROUP,
     owners=OWNERS,

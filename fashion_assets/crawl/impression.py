@@ -28,7 +28,7 @@ from fashion_assets.catalog.runway import LogEntry
 from fashion_assets.crawl.base import CrawlLimits, SourceSite, parse_error_reason
 from fashion_assets.crawl.http import Fetcher
 from fashion_assets.crawl.runway import ListingError, show_cities
-from fashion_assets.domain.ingest import Outcome, listing_outcome
+from fashion_assets.domain.ingest import Outcome, is_transient, listing_outcome
 from fashion_assets.domain.names import NameKind
 from fashion_assets.domain.runway import RunwayShow, canonical_source_url, runway_show
 from fashion_assets.domain.street import CrawlPeriod, StreetArticle, street_article
@@ -108,7 +108,8 @@ async def fetch_listing(fetcher: Fetcher, site: SourceSite, engine: Engine,
                 run_id, "", site.source, site.public_base_url + path, "listing",
                 Outcome.FAILED.value, reason=reason, partition_key=partition)])
             if pages == 0:
-                raise ListingError(f"listing {path} not read: {reason}") from None
+                raise ListingError(f"listing {path} not read: {reason}", transient=(
+                    not fetched.ok and is_transient(str(fetched.error)))) from None
             notes.append(f"page {path} not read ({reason}): the next run reads the rest")
             break
         pages += 1

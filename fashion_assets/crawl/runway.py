@@ -29,7 +29,13 @@ from fashion_assets.crawl.base import (
     store_photos,
 )
 from fashion_assets.crawl.http import Fetcher
-from fashion_assets.domain.ingest import Action, Outcome, decide_ingest, show_failure
+from fashion_assets.domain.ingest import (
+    Action,
+    Outcome,
+    decide_ingest,
+    is_transient,
+    show_failure,
+)
 from fashion_assets.domain.names import NameKind
 from fashion_assets.domain.runway import RunwayShow, runway_show
 from fashion_assets.domain.titles import TitleParseError
@@ -48,7 +54,15 @@ class ListingResult:
 
 
 class ListingError(RuntimeError):
-    """The brand's listing could not be fetched or read: nothing to crawl."""
+    """The brand's listing could not be fetched or read: nothing to crawl.
+
+    ``transient`` when the source could not answer (a retry later may work), not when it
+    answered with a 404, a robots.txt refusal or a page that cannot be read.
+    """
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 @dataclass(frozen=True)
@@ -80,7 +94,7 @@ async def crawl_listing(fetcher: Fetcher, site: SourceSite, engine: Engine, bran
     if not fetched.ok:
         _log_listing_failure(engine, site, brand_slug, run_id, f"{fetched.error}: {fetched.detail}")
         raise ListingError(f"listing of {brand_slug} not fetched: {fetched.error}: "
-                           f"{fetched.detail}")
+                           f"{fetched.detail}", transient=is_transient(str(fetched.error)))
     try:
         page = vogue.parse_designer_page(fetched.body.decode("utf-8", "replace"))
     except vogue.PageParseError as exc:

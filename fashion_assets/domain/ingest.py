@@ -98,6 +98,12 @@ TRANSIENT_REASONS = frozenset({"timeout", "connection", "truncated", "bad_respon
                                "robots_disallowed"})
 
 
+def is_transient(reason: str) -> bool:
+    """Whether a failed page fetch is worth retrying later: the source could not answer.
+    A robots.txt refusal is the site's answer, not an outage, for a page."""
+    return reason in TRANSIENT_REASONS and reason != "robots_disallowed"
+
+
 def show_failure(*, expected: int, stored: int, missing_reasons: Iterable[str]) -> str | None:
     """Why a show must not be drafted yet, or None when its draft should be written.
 

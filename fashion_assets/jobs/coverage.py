@@ -4,10 +4,12 @@ limited to the incomplete shows of one partition (``ShowScope``), without the li
 from dagster import AssetSelection, define_asset_job
 
 from fashion_assets.sources import theimpression, vogue
+from fashion_assets.tags import CRAWL_TAG
 
 runway_coverage_repair_job = define_asset_job(
     "runway_coverage_repair",
     selection=AssetSelection.assets("runway_image_manifests", "runway_drafts"),
+    tags={CRAWL_TAG: "coverage"},
     description="Vogue: re-fetch and repair the incomplete shows of one brand (launched by "
                 "coverage_sensor with the shows in its run config).",
 )
@@ -15,6 +17,7 @@ runway_coverage_repair_job = define_asset_job(
 impression_coverage_repair_job = define_asset_job(
     "impression_coverage_repair",
     selection=AssetSelection.assets("impression_runway_manifests", "impression_runway_drafts"),
+    tags={CRAWL_TAG: "coverage"},
     description="theImpression: re-fetch and repair the incomplete runway galleries of one "
                 "season (launched by coverage_sensor).",
 )

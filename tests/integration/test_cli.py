@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sqlalchemy import create_engine, text
 
 from fashion_assets.cli import main
-from fashion_assets.replica import ROBOTS_BLOCKED_BRAND, ReplicaServer
+from fashion_assets.replica import HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND, ReplicaServer
+from tests.catalog_db import query
 from tests.conftest import normal_brands, pipeline_env
 
 
@@ -105,4 +107,47 @@ def test_names_list_merge_and_refusals(cli_env: dict[str, str], replica: Replica
 def test_crawl_needs_something_to_crawl(cli_env: dict[str, str]) -> None:
     result = CliRunner().invoke(main, ["crawl"])
 
-    assert result.exit_code == 2 and "--brand, --season or --week" in result.output
+    assert result.exit_code == 2 and "--brand, --season, --week or --all" in result.output
+
+
+def test_crawl_all_runs_the_brands_in_batches_and_coverage_is_listed_and_retried(
+        cli_env: dict[str, str], replica: ReplicaServer, monkeypatch: pytest.MonkeyPatch
+        ) -> None:
+    brands = [b.slug for b in normal_brands(replica)] + [HOSTILE_BRAND]
+    for slug in brands:
+        assert run("brands", "add", slug)[0] == 0
+    monkeypatch.setenv("FASHION_CRAWL_BATCH_BRANDS", "2")
+
+    code, out = run("crawl", "--all", "--workers", "1", "--json")
+
+    assert code == 0, out
+    crawls = json.loads(out[out.index("{"):])["crawls"]
+    assert [c["partition"] for c in crawls] == [f"{brands[0]}..{brands[1]}", brands[2]]
+    assert all(c["success"] for c in crawls)
+    drafted = {b: n for b, n in query(cli_env["FASHION_DATABASE_URL"],
+                                      "SELECT brand_slug, count(*) FROM brand_runway_drafts"
+                                      " GROUP BY brand_slug")}
+    assert drafted[brands[0]] == len(replica.site.brand(brands[0]).shows)
+    assert drafted[brands[1]] == len(replica.site.brand(brands[1]).shows)
+
+    code, out = run("status")
+    assert code == 0, out
+    assert "backpressure: ok:" in out
+    incomplete = [line for line in out.splitlines() if line.startswith("coverage: ")]
+    assert incomplete and "incomplete shows" in incomplete[0]
+    engine = create_engine(cli_env["FASHION_DATABASE_URL"])
+    with engine.begin() as conn:  # as the coverage sensor leaves a show it gave up on
+        show_id = conn.execute(text("SELECT min(id) FROM runway_shows WHERE brand_slug = :b"),
+                               {"b": HOSTILE_BRAND}).scalar_one()
+        conn.execute(text("INSERT INTO coverage_repairs (show_id, attempts, gave_up_at, reason)"
+                          " VALUES (:s, 5, CURRENT_TIMESTAMP, 'still incomplete after 5"
+                          " re-fetches: 9 photos missing (not_found x 9)')"), {"s": show_id})
+    engine.dispose()
+
+    code, out = run("coverage", "list")
+    assert code == 0 and "1 given up" in out and "not_found x 9" in out, out
+    assert "gave up" in run("status")[1]
+    assert run("coverage", "retry")[0] == 2
+    code, out = run("coverage", "retry", "--brand", HOSTILE_BRAND)
+    assert code == 0 and out.startswith("1 given-up shows"), out
+    assert "0 given up" in run("coverage", "list")[1]

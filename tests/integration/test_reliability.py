@@ -16,16 +16,20 @@ import pytest
 from dagster import DagsterInstance
 
 from bench.reliability import (
+    COVERAGE_CLIENT_ENV,
+    COVERAGE_FAULTS,
+    COVERAGE_ROUNDS,
     FAULT_CLIENT_ENV,
     FAULTS,
     IMAGE_CONCURRENCY,
     CrawlProcess,
     concurrent_crawls,
+    coverage_loop,
     expected_drafts,
     kill_and_restart,
     read_drafts,
 )
-from fashion_assets.replica import ReplicaServer, build_site, start_replica
+from fashion_assets.replica import FaultPlan, ReplicaServer, build_site, start_replica
 from fashion_assets.runs import crawl_brands
 from tests.catalog_db import fresh_postgres_database
 from tests.conftest import PG_ENV, normal_brands, pipeline_env
@@ -115,3 +119,27 @@ def test_a_crawl_killed_at_random_moments_and_restarted_ends_with_the_full_resul
     assert result.final.shows("created") == len(expected) - result.kills[-1].drafts
     assert result.missing == 0
     assert result.unreferenced <= result.in_flight
+
+
+def test_a_crawl_under_faults_and_the_repairs_it_triggers_end_with_the_fault_free_drafts(
+        tmp_path: Path, catalog_url: str) -> None:
+    """The coverage sensor in the loop: photos the crawl lost to faults are re-fetched by the
+    repair runs it requests, within 3 rounds. The faults are on for the crawl and turned off
+    for the repairs, so the test needs one round: the bench keeps them on throughout."""
+    site = build_site(brands=2, shows_per_brand=2, photos_per_show=20, hostile=False, seed=5)
+    brands = [brand.slug for brand in site.brands]
+    reference = expected_drafts(site)
+    with start_replica(site) as server:
+        server.set_faults(COVERAGE_FAULTS)
+        env = pipeline_env(tmp_path, catalog_url, f"file://{tmp_path / 'objects'}", server,
+                           **COVERAGE_CLIENT_ENV)
+        missing, rounds = coverage_loop(env, brands, reference, catalog_url,
+                                        tmp_path / "dagster",
+                                        between_rounds=lambda: server.set_faults(FaultPlan()))
+
+    assert missing > 0  # 10% of the photos refused by the CDN alone: the crawl lost some
+    assert rounds and len(rounds) <= COVERAGE_ROUNDS
+    assert rounds[-1].equals_replica and rounds[-1].missing_after == 0
+    assert 1 <= rounds[0].runs <= len(brands)  # one repair run per brand with gaps
+    assert sum(r.repaired for r in rounds) >= 1
+    assert read_drafts(catalog_url).duplicates == 0

@@ -1,0 +1,47 @@
+"""How the crawl assets are run: retried, batched in backfills, failed for good.
+
+Both are read from the environment when the code location loads (``FASHION_STEP_RETRIES``,
+``FASHION_STEP_RETRY_DELAY``, ``FASHION_CRAWL_BATCH_BRANDS``): Dagster fixes an asset's
+policies when it is defined.
+"""
+
+import os
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from dagster import BackfillPolicy, Backoff, BetaWarning, Failure, Jitter, RetryPolicy
+
+from fashion_assets import settings
+from fashion_assets.crawl.runway import ListingError
+from fashion_assets.jobs.crawl_schedule import batch_size
+
+
+def crawl_retry_policy() -> RetryPolicy:
+    """Retries with exponential back-off and jitter, for failures a retry can fix: a source
+    or database that did not answer. Business errors (a 404, a page that cannot be read)
+    raise ``Failure(allow_retries=False)`` or are recorded per show, never retried."""
+    env = os.environ
+    return RetryPolicy(max_retries=int(settings.setting(env, "FASHION_STEP_RETRIES")),
+                       delay=float(settings.setting(env, "FASHION_STEP_RETRY_DELAY")),
+                       backoff=Backoff.EXPONENTIAL, jitter=Jitter.PLUS_MINUS)
+
+
+CRAWL_RETRY = crawl_retry_policy()
+
+with warnings.catch_warnings():  # backfill policies are beta in Dagster 1.13; we rely on them
+    warnings.simplefilter("ignore", BetaWarning)
+    # A backfill of many brands runs FASHION_CRAWL_BATCH_BRANDS per run, like the schedule.
+    BRAND_BATCHES = BackfillPolicy.multi_run(max_partitions_per_run=batch_size())
+
+
+@contextmanager
+def listing_failures() -> Iterator[None]:
+    """A listing that failed for good (404, robots.txt, unreadable) fails its step without
+    a retry; one the source could not answer is raised as is, for the retry policy."""
+    try:
+        yield
+    except ListingError as exc:
+        if exc.transient:
+            raise
+        raise Failure(str(exc), allow_retries=False) from None

@@ -1,0 +1,54 @@
+"""Ends crawl runs whose heartbeat stopped, so the next tick can crawl their brand again.
+
+A crawl beats every 30 seconds from its event loop while it works (``CrawlProgress``), so a
+long show keeps beating; a process that hangs, is frozen or died stops. A run whose last
+beat is older than ``FASHION_STUCK_AFTER_SECONDS`` is reported, terminated through the
+instance's run launcher, and, if the launcher cannot reach it (the process is gone), marked
+failed, which frees its queue slot and its brand's concurrency tag.
+"""
+
+from dagster import DagsterRunStatus, SensorEvaluationContext, SkipReason, sensor
+from dagster_shared.check import CheckError
+
+from fashion_assets.catalog import progress
+from fashion_assets.domain.progress import format_age, heartbeat_age, is_stuck
+from fashion_assets.resources import CatalogResource, CrawlerResource
+
+ALIVE = (DagsterRunStatus.STARTING, DagsterRunStatus.STARTED, DagsterRunStatus.NOT_STARTED)
+
+
+@sensor(minimum_interval_seconds=60,
+        description="Terminates crawl runs whose heartbeat has not moved for "
+                    "FASHION_STUCK_AFTER_SECONDS (default 5 minutes); runs that keep beating "
+                    "are never touched.")
+def stuck_runs_sensor(context: SensorEvaluationContext, catalog: CatalogResource,
+                      crawler: CrawlerResource) -> SkipReason:
+    """One query of the running progress rows; each stuck one ends, in Dagster and there."""
+    engine, threshold = catalog.engine(), crawler.stuck_after_seconds
+    now = progress.utc_now()
+    ended = []
+    for row in progress.running(engine):
+        if not is_stuck(row.heartbeat_at, now, threshold):
+            continue
+        note = (f"stuck: no heartbeat for {format_age(heartbeat_age(row.heartbeat_at, now))}"
+                f" (limit {format_age(threshold)}), terminated by stuck_runs_sensor")
+        run = context.instance.get_run_by_id(row.run_id)
+        if run is not None and run.status in ALIVE:
+            context.log.warning(f"run {row.run_id} ({row.kind} {row.partition_key}): {note}")
+            if not _terminate(context, row.run_id):
+                context.instance.report_run_failed(run, note)
+        progress.finish(engine, row.run_id, "terminated", note)
+        ended.append(f"{row.partition_key} ({row.run_id[:8]})")
+    if ended:
+        return SkipReason(f"terminated {len(ended)} stuck crawl runs: {', '.join(ended)}")
+    return SkipReason("no stuck crawl run")
+
+
+def _terminate(context: SensorEvaluationContext, run_id: str) -> bool:
+    """Ask the run launcher to end the run's process; False when it cannot (the process is
+    gone, or the launcher, like the in-process one of tests, cannot terminate)."""
+    try:
+        return bool(context.instance.run_launcher.terminate(run_id))
+    except (NotImplementedError, CheckError) as exc:
+        context.log.info(f"run {run_id}: the run launcher cannot terminate it ({exc})")
+        return False

@@ -1,0 +1,164 @@
+"""The pipeline left alone: the weekly crawl yields every brand in batches and holds back
+under backpressure, a backfill of several brands is one run, and a run whose heartbeat froze
+is ended while a slow one that beats is left alone.
+
+Against a real Dagster instance, the catalog on SQLite and PostgreSQL, and the replica.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from dagster import (
+    AssetKey,
+    DagsterInstance,
+    DagsterRun,
+    DagsterRunStatus,
+    SkipReason,
+    build_schedule_context,
+    build_sensor_context,
+)
+from sqlalchemy import text
+
+from fashion_assets.assets.policies import BRAND_BATCHES
+from fashion_assets.catalog import progress
+from fashion_assets.definitions import build_definitions, defs
+from fashion_assets.jobs.crawl_schedule import batch_size
+from fashion_assets.replica import ReplicaServer
+from fashion_assets.resources import catalog_engine, resources_from_env
+from fashion_assets.runs import crawl_partitions, register_brands
+from fashion_assets.sensors.stuck_runs import stuck_runs_sensor
+from fashion_assets.tags import BRAND_TAG, CRAWL_TAG
+from tests.catalog_db import query
+from tests.conftest import normal_brands, pipeline_env
+
+RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
+MONDAY = datetime(2026, 12, 7, 2, 0, tzinfo=UTC)
+
+
+def tick(env: dict[str, str], instance: DagsterInstance):  # -> list[RunRequest] | SkipReason
+    schedule = build_definitions(env).resolve_schedule_def("full_crawl_schedule")
+    with build_schedule_context(instance=instance, resources=resources_from_env(env),
+                                scheduled_execution_time=MONDAY) as context:
+        result = schedule(context)
+    return result.skip_message if isinstance(result, SkipReason) else result
+
+
+def add_pending_drafts(database_url: str, count: int) -> None:
+    engine = catalog_engine(database_url)
+    with engine.begin() as conn:
+        for n in range(count):
+            conn.execute(text(
+                "INSERT INTO brand_runway_drafts (source, source_url, brand_slug, season_code)"
+                " VALUES ('vogue', :u, 'brand-00', 'fall-2026')"), {"u": f"https://x/{uuid.uuid4()}"
+                                                                   f"/{n}"})
+
+
+def test_the_schedule_yields_every_brand_in_batches_and_backpressure_holds_it_back(
+        tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica,
+                       FASHION_CRAWL_BATCH_BRANDS="2", FASHION_CRAWL_CRON="30 1 * * 0",
+                       FASHION_BACKPRESSURE_PAUSE_PENDING="4",
+                       FASHION_BACKPRESSURE_ALERT_PENDING="2")
+    # A schedule reaches its instance by reference, which an in-memory instance has not.
+    (tmp_path / "dagster").mkdir()
+    instance = DagsterInstance.local_temp(str(tmp_path / "dagster"))
+    brands = [f"brand-{n:02d}" for n in range(5)]
+    register_brands([(b, "") for b in brands], instance, env)
+    schedule = build_definitions(env).resolve_schedule_def("full_crawl_schedule")
+    assert schedule.cron_schedule == "30 1 * * 0" and schedule.execution_timezone == "UTC"
+
+    requests = tick(env, instance)
+
+    assert [(r.tags[RANGE_START], r.tags[RANGE_END]) for r in requests] == [
+        ("brand-00", "brand-01"), ("brand-02", "brand-03"), ("brand-04", "brand-04")]
+    assert {r.job_name for r in requests} == {"runway_crawl"}
+    assert {r.tags[CRAWL_TAG] for r in requests} == {"brand"}
+    assert [r.tags[BRAND_TAG] for r in requests] == [
+        "batch:brand-00..brand-01", "batch:brand-02..brand-03", "batch:brand-04"]
+    assert len({r.run_key for r in requests}) == 3
+
+    # Backpressure: 4 pending drafts pause (and the run of the week is not requested),
+    # 3 keep it paused (between half and the threshold), 1 resumes it.
+    add_pending_drafts(database_url, 4)
+    paused = tick(env, instance)
+    assert isinstance(paused, str) and paused.startswith("paused: 4 drafts wait for review")
+    engine = catalog_engine(database_url)
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM brand_runway_drafts WHERE id IN (SELECT min(id) FROM"
+                          " brand_runway_drafts)"))
+    assert isinstance(tick(env, instance), str)
+    with engine.begin() as conn:
+        conn.execute(text("DELETE FROM brand_runway_drafts WHERE id NOT IN (SELECT max(id)"
+                          " FROM brand_runway_drafts)"))
+    assert len(tick(env, instance)) == 3
+    assert query(database_url, "SELECT paused FROM backpressure_state") in ([(False,)], [(0,)])
+
+
+def test_a_backfill_of_several_brands_runs_them_all_in_one_run(
+        tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
+    instance = DagsterInstance.ephemeral()
+    brands = [b.slug for b in normal_brands(replica)]
+    assert len(brands) >= 2
+    register_brands([(b, "") for b in brands], instance, env)
+    # The assets' policy: a backfill of many brands runs them batch by batch, many per run.
+    assert BRAND_BATCHES.max_partitions_per_run == batch_size() > 1
+    for key in ("runway_show_listings", "runway_image_manifests", "runway_drafts"):
+        assert defs.resolve_assets_def(key).backfill_policy == BRAND_BATCHES
+
+    [summary] = crawl_partitions([("batch", f"{brands[0]}..{brands[-1]}")], instance, env)
+
+    assert summary["success"], summary
+    runs = instance.get_run_records()
+    assert len(runs) == 1
+    assert runs[0].dagster_run.tags[RANGE_START] == brands[0]
+    assert runs[0].dagster_run.tags[BRAND_TAG] == f"batch:{brands[0]}..{brands[-1]}"
+    shows = [s for slug in brands for s in replica.site.brand(slug).shows]
+    assert summary["shows"]["created"] == len(shows)
+    drafted = {u for (u,) in query(database_url, "SELECT source_url FROM brand_runway_drafts")}
+    assert drafted == {f"https://www.vogue.com{s.path}" for s in shows}
+    assert instance.get_materialized_partitions(AssetKey("runway_drafts")) == set(brands)
+    [row] = [r for r in progress.running(catalog_engine(database_url))] or [
+        progress.get(catalog_engine(database_url), runs[0].dagster_run.run_id)]
+    assert row is not None and row.partition_key == f"{brands[0]}..{brands[-1]}"
+    assert row.shows_done == row.shows_total == len(shows) and row.status == "finished"
+
+
+def started_run(instance: DagsterInstance) -> str:
+    run = DagsterRun(job_name="runway_crawl", run_id=str(uuid.uuid4()),
+                     status=DagsterRunStatus.STARTED)
+    instance.add_run(run)
+    return run.run_id
+
+
+def test_a_run_with_a_frozen_heartbeat_is_ended_and_a_slow_beating_one_is_not(
+        tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
+    instance = DagsterInstance.ephemeral()
+    engine = catalog_engine(database_url)
+    now = datetime.now(UTC)
+    frozen, slow = started_run(instance), started_run(instance)
+    progress.start(engine, frozen, "runway_drafts", "brand-a", 10, now=now - timedelta(minutes=9))
+    progress.show_done(engine, frozen, "brand-a fall-2026", now=now - timedelta(minutes=6))
+    # Two hours in, and still beating: a long run, never stuck.
+    progress.start(engine, slow, "runway_drafts", "brand-b", 500, now=now - timedelta(hours=2))
+    progress.beat(engine, slow, now=now - timedelta(seconds=20))
+
+    with build_sensor_context(instance=instance, resources=resources_from_env(env)) as context:
+        result = stuck_runs_sensor(context)
+
+    assert isinstance(result, SkipReason)
+    assert result.skip_message.startswith("terminated 1 stuck crawl runs: brand-a")
+    assert instance.get_run_by_id(frozen).status == DagsterRunStatus.FAILURE
+    ended = progress.get(engine, frozen)
+    assert ended is not None and ended.status == "terminated"
+    assert "no heartbeat for 6 min" in ended.note
+    assert instance.get_run_by_id(slow).status == DagsterRunStatus.STARTED
+    assert [r.run_id for r in progress.running(engine)] == [slow]
+
+    with build_sensor_context(instance=instance, resources=resources_from_env(env)) as context:
+        again = stuck_runs_sensor(context)
+    assert again.skip_message == "no stuck crawl run"
