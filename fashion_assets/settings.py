@@ -102,6 +102,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_STUCK_AFTER_SECONDS", "300", "A crawl run whose heartbeat has not moved for "
             "this long is stuck: stuck_runs_sensor terminates it, the /crawler page shows it "
             "amber."),
+    Setting("FASHION_HEARTBEAT_SECONDS", "30", "How often a crawl's drafts step beats while "
+            "it runs (well under FASHION_STUCK_AFTER_SECONDS)."),
     Setting("FASHION_STEP_RETRIES", "2", "Retries of a crawl step that failed on something a "
             "retry can fix (the source or the database unreachable); a 404 or an unreadable "
             "page is recorded and never retried."),

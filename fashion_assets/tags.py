@@ -12,6 +12,9 @@ the same strings; ``tests/integration/test_instance_config.py`` checks that they
 - ``PROMOTION_TAG``: on every promotion run. One at a time.
 """
 
+# Dagster's own tag on every run of one partition: limited like BRAND_TAG, so a brand
+# launched by hand from the UI, which has no BRAND_TAG, still runs once at a time.
+PARTITION_TAG = "dagster/partition"
 CRAWL_TAG = "fashion-assets/crawl"
 BRAND_TAG = "fashion-assets/brand"
 PROMOTION_TAG = "fashion-assets/promotion"

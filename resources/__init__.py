@@ -156,6 +156,7 @@ class CrawlerResource(ConfigurableResource):
     backpressure_pause_failed: int
     backpressure_alert_failed: int
     stuck_after_seconds: float
+    heartbeat_seconds: float
 
     def backpressure_rules(self) -> BackpressureRules:
         return BackpressureRules(
@@ -210,6 +211,7 @@ _CRAWLER_ENV = {
     "backpressure_pause_failed": "FASHION_BACKPRESSURE_PAUSE_FAILED",
     "backpressure_alert_failed": "FASHION_BACKPRESSURE_ALERT_FAILED",
     "stuck_after_seconds": "FASHION_STUCK_AFTER_SECONDS",
+    "heartbeat_seconds": "FASHION_HEARTBEAT_SECONDS",
     "http_timeout": "FASHION_HTTP_TIMEOUT",
     "http_retries": "FASHION_HTTP_RETRIES",
     "retry_backoff": "FASHION_RETRY_BACKOFF",

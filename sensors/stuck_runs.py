@@ -1,11 +1,18 @@
 """Ends crawl runs whose heartbeat stopped, so the next tick can crawl their brand again.
 
-A crawl beats every 30 seconds from its event loop while it works (``CrawlProgress``), so a
-long show keeps beating; a process that hangs, is frozen or died stops. A run whose last
-beat is older than ``FASHION_STUCK_AFTER_SECONDS`` is reported, terminated through the
-instance's run launcher, and, if the launcher cannot reach it (the process is gone), marked
-failed, which frees its queue slot and its brand's concurrency tag.
+A crawl beats every ``FASHION_HEARTBEAT_SECONDS`` from its event loop while it works
+(``CrawlProgress``), so a long show keeps beating; a process that hangs, is frozen or died
+stops. A run whose last beat is older than ``FASHION_STUCK_AFTER_SECONDS`` is reported,
+terminated through the instance's run launcher, and, if the launcher cannot reach it (a run
+of the CLI, or a process already gone), its process on this machine is killed and the run
+marked failed, which frees its queue slot and its brand's concurrency tag.
 """
+
+import os
+import signal
+import socket
+from contextlib import suppress
+from pathlib import Path
 
 from dagster import DagsterRunStatus, SensorEvaluationContext, SkipReason, sensor
 from dagster_shared.check import CheckError
@@ -36,6 +43,7 @@ def stuck_runs_sensor(context: SensorEvaluationContext, catalog: CatalogResource
         if run is not None and run.status in ALIVE:
             context.log.warning(f"run {row.run_id} ({row.kind} {row.partition_key}): {note}")
             if not _terminate(context, row.run_id):
+                _kill_local(context, row)
                 context.instance.report_run_failed(run, note)
         progress.finish(engine, row.run_id, "terminated", note)
         ended.append(f"{row.partition_key} ({row.run_id[:8]})")
@@ -52,3 +60,21 @@ def _terminate(context: SensorEvaluationContext, run_id: str) -> bool:
     except (NotImplementedError, CheckError) as exc:
         context.log.info(f"run {run_id}: the run launcher cannot terminate it ({exc})")
         return False
+
+
+def _kill_local(context: SensorEvaluationContext, row: progress.ProgressRow) -> None:
+    """End a frozen crawl process on this machine that no run launcher knows (a run of
+    ``fashion-assets crawl``): SIGKILL, as the process may be stopped or hung past any
+    signal it could handle. Only a process of this pipeline (its command line names
+    fashion_assets or dagster), so a recycled process id is never hit."""
+    if row.host != socket.gethostname() or row.pid <= 0 or row.pid == os.getpid():
+        return
+    try:
+        command = Path(f"/proc/{row.pid}/cmdline").read_bytes().replace(b"\0", b" ")
+    except OSError:
+        return  # gone already, or not a Linux /proc: nothing to end here
+    if b"fashion" not in command and b"dagster" not in command:
+        return
+    with suppress(ProcessLookupError):
+        os.kill(row.pid, signal.SIGKILL)
+        context.log.warning(f"run {row.run_id}: killed its process {row.pid}")

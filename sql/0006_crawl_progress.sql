@@ -24,7 +24,11 @@ CREATE TABLE crawl_progress (
     finished_at TIMESTAMP,
     status TEXT NOT NULL DEFAULT 'running'
         CHECK (status IN ('running', 'finished', 'failed', 'terminated')),
-    note TEXT NOT NULL DEFAULT ''
+    note TEXT NOT NULL DEFAULT '',
+    -- Where the run's process is: the stuck-run sensor ends a frozen process on its own
+    -- machine when the run launcher cannot reach it (a run launched by the CLI).
+    host TEXT NOT NULL DEFAULT '',
+    pid INTEGER NOT NULL DEFAULT 0
 );
 -- The running crawls (status page) and those whose heartbeat is older than a bound (stuck
 -- runs): both are a range of this index, however many finished rows pile up.

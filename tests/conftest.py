@@ -12,6 +12,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,6 +79,26 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         pytest.skip(f"PostgreSQL not configured: set {PG_ENV} to run the catalog on it too")
     with fresh_postgres_database(os.environ[PG_ENV]) as url:
         yield url
+
+
+@pytest.fixture
+def dagster_instance(tmp_path: Path) -> Iterator[Any]:  # -> DagsterInstance
+    """A Dagster instance as in production: run, event and schedule storage on PostgreSQL
+    (a fresh database of its own), when configured; else a local one in a temp folder."""
+    from dagster import DagsterInstance
+
+    home = tmp_path / "dagster-home"
+    home.mkdir()
+    if not os.environ.get(PG_ENV):
+        with DagsterInstance.local_temp(str(home)) as instance:
+            yield instance
+        return
+    with fresh_postgres_database(os.environ[PG_ENV], prefix="fa_dagster") as url:
+        (home / "dagster.yaml").write_text(
+            f"storage:\n  postgres:\n    postgres_url: \"{url}\"\n"
+            "telemetry:\n  enabled: false\n")
+        with DagsterInstance.from_config(str(home)) as instance:
+            yield instance
 
 
 def new_s3_bucket(server: S3Server) -> str:

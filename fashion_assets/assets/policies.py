@@ -29,7 +29,10 @@ def crawl_retry_policy() -> RetryPolicy:
 
 CRAWL_RETRY = crawl_retry_policy()
 
-with warnings.catch_warnings():  # backfill policies are beta in Dagster 1.13; we rely on them
+# Backfill policies are beta in Dagster 1.13 and we rely on them: the policy and the asset
+# parameter that takes it would warn at every import (the CLI, each worker, each code server).
+warnings.filterwarnings("ignore", category=BetaWarning, message=".*backfill_policy")
+with warnings.catch_warnings():
     warnings.simplefilter("ignore", BetaWarning)
     # A backfill of many brands runs FASHION_CRAWL_BATCH_BRANDS per run, like the schedule.
     BRAND_BATCHES = BackfillPolicy.multi_run(max_partitions_per_run=batch_size())

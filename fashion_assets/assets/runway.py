@@ -22,6 +22,7 @@ from sqlalchemy import Engine
 from fashion_assets.assets.policies import BRAND_BATCHES, CRAWL_RETRY, listing_failures
 from fashion_assets.catalog import names
 from fashion_assets.catalog import runway as runway_catalog
+from fashion_assets.catalog.coverage import given_up_shows
 from fashion_assets.catalog.runway import ShowRow
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.base import SourceSite
@@ -261,6 +262,16 @@ def impression_runway_drafts(context: AssetExecutionContext, catalog: CatalogRes
                          shows)
 
 
+def _given_up(engine: Engine, shows: Sequence[ShowRow]) -> dict[str, object]:
+    """The run's shows the coverage sensor gave up on, with why (a full crawl still tried
+    them, above)."""
+    given_up = given_up_shows(engine, [s.id for s in shows])
+    return {"given_up_shows": len(given_up), **({"given_up_table": MetadataValue.md(
+        markdown_table(["show", "attempts", "gave up", "reason"],
+                       [(g.source_url, g.attempts, g.gave_up_at, g.reason) for g in given_up]))}
+        if given_up else {})}
+
+
 def brands_shows(engine: Engine, brands: Sequence[str], source: str) -> list[ShowRow]:
     """The shows of every brand of a run (one brand, or a batch of them)."""
     return [show for brand in brands for show in runway_catalog.brand_shows(engine, brand, source)]
@@ -327,7 +338,8 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
                else 0 for s in shows}
     tracker = CrawlProgress(engine, context.run.run_id, context.asset_key.to_user_string(),
                             partition_label(context), len(shows),
-                            photos_total=sum(planned.values()), warn=context.log.warning)
+                            photos_total=sum(planned.values()), warn=context.log.warning,
+                            heartbeat_s=crawler.heartbeat_seconds)
 
     def on_result(result: ShowResult) -> None:
         progress.add(f"{result.show.brand_slug} {result.show.season_code}: "
@@ -353,6 +365,7 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
         **ingest_counts("shows_", results, counters, object_store.url),
         "shows_done": tracker.shows_done,
         "shows_total": tracker.shows_total,
+        **_given_up(engine, shows),
         "shows_table": MetadataValue.md(markdown_table(
             ["brand", "season code", "outcome", "draft", "stored", "missing", "note"],
             [(r.show.brand_slug, r.show.season_code, r.outcome.value, r.draft_id,

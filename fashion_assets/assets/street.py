@@ -95,7 +95,8 @@ def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
     progress = ProgressLog(context.log.info, len(articles))
     # An article's photo count is only known once its page is read: the total grows with it.
     tracker = CrawlProgress(engine, context.run.run_id, context.asset_key.to_user_string(),
-                            week, len(articles), warn=context.log.warning)
+                            week, len(articles), warn=context.log.warning,
+                            heartbeat_s=crawler.heartbeat_seconds)
 
     def on_result(r: ArticleResult) -> None:
         key = r.article.entity_key

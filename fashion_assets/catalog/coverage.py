@@ -156,6 +156,23 @@ class GivenUp:
     reason: str
 
 
+def given_up_shows(engine: Engine, show_ids: Sequence[int]) -> list[GivenUp]:
+    """The shows of ``show_ids`` the coverage sensor gave up on, for a run's metadata."""
+    found: list[GivenUp] = []
+    with engine.connect() as conn:
+        for start in range(0, len(show_ids), 500):
+            chunk = list(show_ids[start:start + 500])
+            marks = ", ".join(f":i{n}" for n in range(len(chunk)))
+            rows = conn.execute(text(
+                "SELECT s.id, s.brand_slug, s.source_url, r.attempts, r.gave_up_at, r.reason"
+                " FROM coverage_repairs r JOIN runway_shows s ON s.id = r.show_id"
+                f" WHERE r.gave_up_at IS NOT NULL AND r.show_id IN ({marks}) ORDER BY s.id"),
+                {f"i{n}": int(i) for n, i in enumerate(chunk)}).all()
+            found += [GivenUp(int(i), str(b), str(u), int(a), str(g), str(r))
+                      for i, b, u, a, g, r in rows]
+    return found
+
+
 @dataclass(frozen=True)
 class CoverageReport:
     """Coverage at a glance, for status, metadata and the sensor's log."""

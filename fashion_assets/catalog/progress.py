@@ -15,6 +15,8 @@ as aware UTC datetimes on both databases.
 
 from __future__ import annotations
 
+import os
+import socket
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -27,7 +29,7 @@ RECENT_OUTCOMES = 50
 MAX_NOTE = 2000
 
 _COLUMNS = ("run_id, kind, partition_key, shows_total, shows_done, current_show, photos_total,"
-            " photos_done, started_at, heartbeat_at, finished_at, status, note")
+            " photos_done, started_at, heartbeat_at, finished_at, status, note, host, pid")
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,8 @@ class ProgressRow:
     finished_at: datetime | None
     status: str
     note: str
+    host: str = ""  # the machine and process the run's crawl step runs in
+    pid: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-able data (times as ISO 8601 strings)."""
@@ -115,16 +119,17 @@ def start(engine: Engine, run_id: str, kind: str, partition_key: str, shows_tota
         conn.execute(_timed(
             "INSERT INTO crawl_progress (run_id, kind, partition_key, shows_total, shows_done,"
             " current_show, photos_total, photos_done, started_at, heartbeat_at, finished_at,"
-            " status, note) VALUES (:run, :kind, :part, :shows, 0, '', :photos, 0, :now, :now,"
-            " NULL, 'running', '')"
+            " status, note, host, pid) VALUES (:run, :kind, :part, :shows, 0, '', :photos, 0,"
+            " :now, :now, NULL, 'running', '', :host, :pid)"
             " ON CONFLICT (run_id) DO UPDATE SET kind = excluded.kind,"
             " partition_key = excluded.partition_key, shows_total = excluded.shows_total,"
             " shows_done = 0, current_show = '', photos_total = excluded.photos_total,"
             " photos_done = 0, started_at = excluded.started_at,"
             " heartbeat_at = excluded.heartbeat_at, finished_at = NULL, status = 'running',"
-            " note = ''"),
+            " note = '', host = excluded.host, pid = excluded.pid"),
             {"run": run_id, "kind": kind, "part": partition_key, "shows": max(0, shows_total),
-             "photos": max(0, photos_total), "now": _stored(now)})
+             "photos": max(0, photos_total), "now": _stored(now), "host": socket.gethostname(),
+             "pid": os.getpid()})
 
 
 def show_done(engine: Engine, run_id: str, current_show: str, *, photos_done_delta: int = 0,
@@ -178,12 +183,12 @@ def finish(engine: Engine, run_id: str, status: str = "finished", note: str = ""
 
 def _row(values: Any) -> ProgressRow:
     (run_id, kind, partition_key, shows_total, shows_done, current_show, photos_total,
-     photos_done, started_at, heartbeat_at, finished_at, status, note) = values
+     photos_done, started_at, heartbeat_at, finished_at, status, note, host, pid) = values
     started, beaten = _read(started_at), _read(heartbeat_at)
     assert started is not None and beaten is not None  # NOT NULL columns
     return ProgressRow(str(run_id), kind, partition_key, int(shows_total), int(shows_done),
                        current_show, int(photos_total), int(photos_done), started, beaten,
-                       _read(finished_at), status, note)
+                       _read(finished_at), status, note, str(host), int(pid))
 
 
 def get(engine: Engine, run_id: str) -> ProgressRow | None:

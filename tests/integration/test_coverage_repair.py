@@ -3,7 +3,8 @@ the photos they lack, complete shows are not fetched at all, and the coverage se
 off per show and gives up on photos that are gone, with a bounded number of runs.
 
 The replica counts every request by path, so "exactly 8 downloads" and "not fetched" are
-measured at the server; the catalog runs on SQLite and PostgreSQL.
+measured at the server; the catalog runs on SQLite and PostgreSQL, the Dagster instance on
+PostgreSQL (``dagster_instance``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from dagster import DagsterInstance, SensorResult, SkipReason, build_sensor_context
+from dagster import AssetKey, DagsterInstance, SensorResult, SkipReason, build_sensor_context
 from sqlalchemy import text
 
 from fashion_assets.catalog.coverage import coverage_report, retry_given_up
@@ -61,11 +62,12 @@ def source_url(path: str) -> str:
 
 
 def test_a_show_missing_8_photos_is_repaired_with_8_downloads_and_complete_ones_not_fetched(
-        tmp_path: Path, database_url: str, store_url: str, big_replica: ReplicaServer) -> None:
+        tmp_path: Path, database_url: str, store_url: str, big_replica: ReplicaServer,
+        dagster_instance: DagsterInstance) -> None:
     replica = big_replica
     env = pipeline_env(tmp_path, database_url, store_url, replica)
     brand = replica.site.brands[0]
-    instance = DagsterInstance.ephemeral()
+    instance = dagster_instance
     [first] = crawl_brands([brand.slug], instance, env)
     assert first["success"] and first["shows"]["created"] == len(brand.shows), first
     engine = catalog_engine(database_url)
@@ -126,11 +128,12 @@ def test_a_show_missing_8_photos_is_repaired_with_8_downloads_and_complete_ones_
 
 
 def test_photos_deleted_from_the_entry_alone_come_back_without_a_download(
-        tmp_path: Path, database_url: str, big_replica: ReplicaServer) -> None:
+        tmp_path: Path, database_url: str, big_replica: ReplicaServer,
+        dagster_instance: DagsterInstance) -> None:
     replica = big_replica
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
     brand = replica.site.brands[0]
-    instance = DagsterInstance.ephemeral()
+    instance = dagster_instance
     crawl_brands([brand.slug], instance, env)
     engine = catalog_engine(database_url)
     with engine.begin() as conn:
@@ -159,12 +162,13 @@ def evaluate(env: dict[str, str], instance: DagsterInstance) -> SensorResult | S
 
 
 def test_photos_gone_for_good_are_re_fetched_on_the_back_off_schedule_then_given_up(
-        tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+        tmp_path: Path, database_url: str, replica: ReplicaServer,
+        dagster_instance: DagsterInstance) -> None:
     start = datetime(2026, 12, 1, 8, 0, tzinfo=UTC)
     base = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica,
                         FASHION_REPAIR_MAX_ATTEMPTS="3", FASHION_REPAIR_BACKOFF="3600",
                         FASHION_REPAIR_BACKOFF_CAP="14400")
-    instance = DagsterInstance.ephemeral()
+    instance = dagster_instance
     [crawled] = crawl_brands([HOSTILE_BRAND], instance, base)
     assert crawled["success"], crawled
     brand = replica.site.brand(HOSTILE_BRAND)
@@ -215,6 +219,16 @@ def test_photos_gone_for_good_are_re_fetched_on_the_back_off_schedule_then_given
     engine = catalog_engine(database_url)
     report = coverage_report(engine, CoverageRules(), start + timedelta(hours=12))
     assert report.given_up >= 1 and faulty_id in {g.show_id for g in report.given_up_shows}
+
+    # A full crawl still re-fetches it, and its metadata says which shows were given up.
+    replica.reset_stats()
+    [full] = crawl_brands([HOSTILE_BRAND], instance, base)
+    assert full["success"] and faulty.path in replica.stats().by_path
+    event = instance.get_latest_materialization_event(AssetKey("runway_drafts"))
+    assert event is not None and event.asset_materialization is not None
+    metadata = event.asset_materialization.metadata
+    assert metadata["given_up_shows"].value == report.given_up
+    assert "not_found" in metadata["given_up_table"].value
 
     # An editor can have the sensor try again, from a fresh back-off.
     assert retry_given_up(engine, brand_slug=HOSTILE_BRAND) == report.given_up

@@ -2,35 +2,44 @@
 under backpressure, a backfill of several brands is one run, and a run whose heartbeat froze
 is ended while a slow one that beats is left alone.
 
-Against a real Dagster instance, the catalog on SQLite and PostgreSQL, and the replica.
+Against a Dagster instance on PostgreSQL (``dagster_instance``), the catalog on SQLite and
+PostgreSQL, and the replica.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from dagster import (
     AssetKey,
+    Backoff,
     DagsterInstance,
     DagsterRun,
     DagsterRunStatus,
+    Failure,
+    Jitter,
     SkipReason,
     build_schedule_context,
     build_sensor_context,
 )
 from sqlalchemy import text
 
-from fashion_assets.assets.policies import BRAND_BATCHES
+from bench.reliability import ONE_AT_A_TIME, CrawlProcess, wait_until
+from fashion_assets.assets.policies import BRAND_BATCHES, CRAWL_RETRY, listing_failures
 from fashion_assets.catalog import progress
+from fashion_assets.crawl.runway import ListingError
 from fashion_assets.definitions import build_definitions, defs
 from fashion_assets.jobs.crawl_schedule import batch_size
-from fashion_assets.replica import ReplicaServer
+from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.resources import catalog_engine, resources_from_env
 from fashion_assets.runs import crawl_partitions, register_brands
 from fashion_assets.sensors.stuck_runs import stuck_runs_sensor
-from fashion_assets.tags import BRAND_TAG, CRAWL_TAG
+from fashion_assets.tags import BRAND_TAG, CRAWL_TAG, PROMOTION_TAG
 from tests.catalog_db import query
 from tests.conftest import normal_brands, pipeline_env
 
@@ -57,14 +66,13 @@ def add_pending_drafts(database_url: str, count: int) -> None:
 
 
 def test_the_schedule_yields_every_brand_in_batches_and_backpressure_holds_it_back(
-        tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+        tmp_path: Path, database_url: str, replica: ReplicaServer,
+        dagster_instance: DagsterInstance) -> None:
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica,
                        FASHION_CRAWL_BATCH_BRANDS="2", FASHION_CRAWL_CRON="30 1 * * 0",
                        FASHION_BACKPRESSURE_PAUSE_PENDING="4",
                        FASHION_BACKPRESSURE_ALERT_PENDING="2")
-    # A schedule reaches its instance by reference, which an in-memory instance has not.
-    (tmp_path / "dagster").mkdir()
-    instance = DagsterInstance.local_temp(str(tmp_path / "dagster"))
+    instance = dagster_instance
     brands = [f"brand-{n:02d}" for n in range(5)]
     register_brands([(b, "") for b in brands], instance, env)
     schedule = build_definitions(env).resolve_schedule_def("full_crawl_schedule")
@@ -98,9 +106,10 @@ def test_the_schedule_yields_every_brand_in_batches_and_backpressure_holds_it_ba
 
 
 def test_a_backfill_of_several_brands_runs_them_all_in_one_run(
-        tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+        tmp_path: Path, database_url: str, replica: ReplicaServer,
+        dagster_instance: DagsterInstance) -> None:
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
-    instance = DagsterInstance.ephemeral()
+    instance = dagster_instance
     brands = [b.slug for b in normal_brands(replica)]
     assert len(brands) >= 2
     register_brands([(b, "") for b in brands], instance, env)
@@ -135,9 +144,10 @@ def started_run(instance: DagsterInstance) -> str:
 
 
 def test_a_run_with_a_frozen_heartbeat_is_ended_and_a_slow_beating_one_is_not(
-        tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+        tmp_path: Path, database_url: str, replica: ReplicaServer,
+        dagster_instance: DagsterInstance) -> None:
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
-    instance = DagsterInstance.ephemeral()
+    instance = dagster_instance
     engine = catalog_engine(database_url)
     now = datetime.now(UTC)
     frozen, slow = started_run(instance), started_run(instance)
@@ -162,3 +172,76 @@ def test_a_run_with_a_frozen_heartbeat_is_ended_and_a_slow_beating_one_is_not(
     with build_sensor_context(instance=instance, resources=resources_from_env(env)) as context:
         again = stuck_runs_sensor(context)
     assert again.skip_message == "no stuck crawl run"
+
+
+@pytest.mark.slow
+def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(tmp_path: Path) -> None:
+    """A real crawl process, frozen at the replica's image gate in its drafts step: while it
+    beats (every 0.2 s) it is never stuck, however long it waits; stopped with SIGSTOP, its
+    heartbeat freezes, and the sensor kills it and fails its run."""
+    site = build_site(brands=1, shows_per_brand=2, photos_per_show=4, hostile=False, seed=3)
+    dagster_home = tmp_path / "dagster"
+    dagster_home.mkdir()
+    database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
+    with start_replica(site) as server:
+        env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server,
+                           DAGSTER_HOME=str(dagster_home), FASHION_HEARTBEAT_SECONDS="0.2",
+                           FASHION_STUCK_AFTER_SECONDS="2", **ONE_AT_A_TIME)
+        server.hold_images(after=0)
+        crawl = CrawlProcess(env, [site.brands[0].slug], 1, tmp_path / "logs")
+        try:
+            engine = catalog_engine(database_url)
+            wait_until(lambda: server.held_count() >= 1 and bool(progress.running(engine)),
+                       "the crawl at the gate, in its drafts step", [crawl], 120)
+            [row] = progress.running(engine)
+            assert row.pid == crawl.process.pid
+            instance = DagsterInstance.from_config(str(dagster_home))
+
+            def evaluate() -> str:
+                with build_sensor_context(instance=instance,
+                                          resources=resources_from_env(env)) as context:
+                    return stuck_runs_sensor(context).skip_message
+
+            # Past the threshold since it started, and still beating: left alone.
+            wait_until(lambda: (datetime.now(UTC) - row.started_at).total_seconds() > 3,
+                       "the crawl running longer than the stuck threshold", [crawl], 30)
+            assert evaluate() == "no stuck crawl run"
+            assert not crawl.exited()
+
+            os.killpg(crawl.process.pid, signal.SIGSTOP)
+            ended: list[str] = []
+            wait_until(lambda: bool(ended.append(evaluate()) or ended[-1].startswith(
+                "terminated 1")), "the sensor ending the frozen run", [], 30)
+            assert crawl.process.wait(timeout=30) == -signal.SIGKILL
+            run = instance.get_run_by_id(row.run_id)
+            assert run is not None and run.status == DagsterRunStatus.FAILURE
+            stopped = progress.get(engine, row.run_id)
+            assert stopped is not None and stopped.status == "terminated"
+            assert "no heartbeat for" in stopped.note
+        finally:
+            server.release_images()
+            if not crawl.exited():
+                crawl.kill()
+
+
+def test_every_crawl_job_carries_the_crawl_tag_and_promotion_its_own() -> None:
+    kinds = {"runway_crawl": "brand", "impression_runway_crawl": "season",
+             "street_style_crawl": "week", "runway_coverage_repair": "coverage",
+             "impression_coverage_repair": "coverage"}
+    for job, kind in kinds.items():
+        assert defs.resolve_job_def(job).tags[CRAWL_TAG] == kind, job
+    assert defs.resolve_job_def("promote_approved_drafts").tags[PROMOTION_TAG] == "promotion"
+    assert CRAWL_TAG not in defs.resolve_job_def("media_cleanup").tags
+
+
+def test_a_listing_that_failed_for_good_is_not_retried_and_an_outage_is() -> None:
+    with pytest.raises(Failure) as failed, listing_failures():
+        raise ListingError("listing of chloe not fetched: not_found: 404")
+    assert failed.value.allow_retries is False
+    with pytest.raises(ListingError), listing_failures():
+        raise ListingError("listing of chloe not fetched: timeout", transient=True)
+    policy = CRAWL_RETRY
+    assert policy.max_retries == 2 and policy.backoff == Backoff.EXPONENTIAL
+    assert policy.jitter == Jitter.PLUS_MINUS
+    assert all(defs.resolve_assets_def(key).op.retry_policy == policy
+               for key in ("runway_show_listings", "runway_drafts", "street_snap_drafts"))

@@ -37,7 +37,7 @@ import pytest
 import yaml
 from sqlalchemy.engine import make_url
 
-from fashion_assets.tags import BRAND_TAG, CRAWL_TAG, PROMOTION_TAG
+from fashion_assets.tags import BRAND_TAG, CRAWL_TAG, PARTITION_TAG, PROMOTION_TAG
 from tests.catalog_db import fresh_postgres_database
 from tests.conftest import PG_ENV
 
@@ -62,7 +62,9 @@ def _tag_limits() -> dict[str, dict[str, Any]]:
 
 def test_tag_limits_use_the_keys_the_code_tags_runs_with() -> None:
     limits = _tag_limits()
-    assert set(limits) == {CRAWL_TAG, BRAND_TAG, PROMOTION_TAG}
+    assert set(limits) == {CRAWL_TAG, BRAND_TAG, PARTITION_TAG, PROMOTION_TAG}
+    assert limits[PARTITION_TAG] == {"key": PARTITION_TAG,
+                                     "value": {"applyLimitPerUniqueValue": True}, "limit": 1}
     # Every crawl run, whatever the tag's value: no `value`, so the limit is per key.
     assert limits[CRAWL_TAG] == {"key": CRAWL_TAG, "limit": 4}
     # One run per brand (or batch) at a time: the limit applies to each value on its own.
@@ -190,6 +192,7 @@ def test_the_instance_the_daemon_loads_has_the_queue_limits(
     assert loaded["tag_concurrency_limits"] == [
         {"key": CRAWL_TAG, "limit": 4},
         {"key": BRAND_TAG, "value": {"applyLimitPerUniqueValue": True}, "limit": 1},
+        {"key": PARTITION_TAG, "value": {"applyLimitPerUniqueValue": True}, "limit": 1},
         {"key": PROMOTION_TAG, "limit": 1},
     ], loaded
     assert loaded["run_launcher"] == "DefaultRunLauncher", loaded
