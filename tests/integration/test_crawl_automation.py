@@ -175,13 +175,14 @@ def test_a_run_with_a_frozen_heartbeat_is_ended_and_a_slow_beating_one_is_not(
 
 
 @pytest.mark.slow
-def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(tmp_path: Path) -> None:
+def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
+        tmp_path: Path, dagster_instance: DagsterInstance) -> None:
     """A real crawl process, frozen at the replica's image gate in its drafts step: while it
     beats (every 0.2 s) it is never stuck, however long it waits; stopped with SIGSTOP, its
-    heartbeat freezes, and the sensor kills it and fails its run."""
+    heartbeat freezes, and the sensor kills it and fails its run. The crawl and the sensor
+    share the instance of ``dagster_instance`` (on PostgreSQL), as a daemon and its runs do."""
     site = build_site(brands=1, shows_per_brand=2, photos_per_show=4, hostile=False, seed=3)
-    dagster_home = tmp_path / "dagster"
-    dagster_home.mkdir()
+    dagster_home = tmp_path / "dagster-home"  # the fixture's DAGSTER_HOME
     database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
     with start_replica(site) as server:
         env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server,
@@ -195,7 +196,7 @@ def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(tmp_path:
                        "the crawl at the gate, in its drafts step", [crawl], 120)
             [row] = progress.running(engine)
             assert row.pid == crawl.process.pid
-            instance = DagsterInstance.from_config(str(dagster_home))
+            instance = dagster_instance
 
             def evaluate() -> str:
                 with build_sensor_context(instance=instance,
