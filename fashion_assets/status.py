@@ -11,8 +11,9 @@ from typing import Any
 from sqlalchemy import Engine, text
 
 from fashion_assets.catalog import progress as progress_catalog
-from fashion_assets.catalog.backpressure import peek, read_state
+from fashion_assets.catalog.backpressure import peek, pending_review_sql, read_state
 from fashion_assets.catalog.coverage import coverage_report
+from fashion_assets.catalog.entities import RUNWAY, STREET
 from fashion_assets.domain.backpressure import BackpressureRules
 from fashion_assets.domain.coverage import CoverageRules
 from fashion_assets.domain.progress import (
@@ -57,9 +58,8 @@ def crawler_status(engine: Engine, instance: Any = None, *, now: datetime | None
         queued, queued_count, note = _queued_runs(instance, now), _queued_count(instance), ""
     with engine.connect() as conn:
         runway, street = conn.execute(text(
-            "SELECT (SELECT count(*) FROM brand_runway_drafts WHERE status = 'pending'"
-            " AND NOT is_deleted), (SELECT count(*) FROM street_snap_drafts"
-            " WHERE status = 'pending' AND NOT is_deleted)")).one()
+            f"SELECT {pending_review_sql(RUNWAY.drafts)}, {pending_review_sql(STREET.drafts)}"
+        )).one()
     pending = {"runway": int(runway), "street": int(street), "total": int(runway + street)}
     return {
         "line": status_line(len(crawls), queued_count, pending["total"]),

@@ -15,13 +15,14 @@ from datetime import UTC, datetime
 from sqlalchemy import Connection, Engine, text
 
 from fashion_assets.catalog.db import is_postgres, utc_naive
+from fashion_assets.catalog.entities import ENTITIES
 from fashion_assets.domain.backpressure import Backlog, Backpressure, BackpressureRules, decide
 
 CRAWL_GATE = "crawl"
 # pg_advisory_xact_lock(int, int): this namespace, and the gate's crc32.
 _PG_LOCK_NAMESPACE = 0x62707265  # "bpre"
 
-_DRAFT_TABLES = ("brand_runway_drafts", "street_snap_drafts")
+_DRAFT_TABLES = tuple(t.drafts for t in ENTITIES.values())
 _ARTICLE_STAGES = "('ingest', 'manifest')"
 
 
@@ -41,10 +42,15 @@ def _no_draft(table: str) -> str:
 #   source key (one probe of each kind's unique source index). Kept entries are the latest
 #   of their article, so each article counts once. The cost follows the number of failed
 #   entries in the log, never the number of entries.
+def pending_review_sql(table: str) -> str:
+    """SQL counting the drafts of ``table`` that wait for an editor: the review backlog, as
+    backpressure and the status line count it."""
+    return f"(SELECT count(*) FROM {table} WHERE status = 'pending' AND NOT is_deleted)"
+
+
 BACKLOG_SQL = (
     "SELECT "
-    + " + ".join(f"(SELECT count(*) FROM {t} WHERE status = 'pending' AND NOT is_deleted)"
-                 for t in _DRAFT_TABLES)
+    + " + ".join(pending_review_sql(t) for t in _DRAFT_TABLES)
     + ", (SELECT count(*) FROM ingest_log f"
     f" WHERE f.outcome = 'failed' AND f.stage IN {_ARTICLE_STAGES}"
     " AND NOT EXISTS (SELECT 1 FROM ingest_log l WHERE l.source = f.source"

@@ -10,9 +10,10 @@ the decision to make them (``record_attempts``), so a crashed tick never re-fetc
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Engine, text
 
@@ -163,14 +164,19 @@ def given_up_shows(engine: Engine, show_ids: Sequence[int]) -> list[GivenUp]:
         for start in range(0, len(show_ids), 500):
             chunk = list(show_ids[start:start + 500])
             marks = ", ".join(f":i{n}" for n in range(len(chunk)))
-            rows = conn.execute(text(
-                "SELECT s.id, s.brand_slug, s.source_url, r.attempts, r.gave_up_at, r.reason"
-                " FROM coverage_repairs r JOIN runway_shows s ON s.id = r.show_id"
-                f" WHERE r.gave_up_at IS NOT NULL AND r.show_id IN ({marks}) ORDER BY s.id"),
-                {f"i{n}": int(i) for n, i in enumerate(chunk)}).all()
-            found += [GivenUp(int(i), str(b), str(u), int(a), str(g), str(r))
-                      for i, b, u, a, g, r in rows]
+            found += _given_up(conn.execute(text(
+                f"{_GIVEN_UP} AND r.show_id IN ({marks}) ORDER BY s.id"),
+                {f"i{n}": int(i) for n, i in enumerate(chunk)}))
     return found
+
+
+_GIVEN_UP = ("SELECT s.id, s.brand_slug, s.source_url, r.attempts, r.gave_up_at, r.reason"
+             " FROM coverage_repairs r JOIN runway_shows s ON s.id = r.show_id"
+             " WHERE r.gave_up_at IS NOT NULL")
+
+
+def _given_up(rows: Iterable[Any]) -> list[GivenUp]:
+    return [GivenUp(int(i), str(b), str(u), int(a), str(g), str(r)) for i, b, u, a, g, r in rows]
 
 
 @dataclass(frozen=True)
@@ -194,12 +200,7 @@ def coverage_report(engine: Engine, rules: CoverageRules, now: datetime, *,
             " END), 0) FROM incomplete c LEFT JOIN coverage_repairs r ON r.show_id = c.id"
             " WHERE r.gave_up_at IS NULL"),
             {"now": utc_naive(now), "vogue": vogue.SOURCE}).one()
-        given_up = conn.execute(text(
-            "SELECT count(*) FROM coverage_repairs WHERE gave_up_at IS NOT NULL")).scalar_one()
-        rows = conn.execute(text(
-            "SELECT s.id, s.brand_slug, s.source_url, r.attempts, r.gave_up_at, r.reason"
-            " FROM coverage_repairs r JOIN runway_shows s ON s.id = r.show_id"
-            " WHERE r.gave_up_at IS NOT NULL ORDER BY r.gave_up_at DESC, s.id LIMIT :n"),
-            {"n": limit}).all()
-    return CoverageReport(int(incomplete), int(backing_off), int(given_up), tuple(
-        GivenUp(int(i), str(b), str(u), int(a), str(g), str(r)) for i, b, u, a, g, r in rows))
+        latest = _given_up(conn.execute(text(
+            f"{_GIVEN_UP} ORDER BY r.gave_up_at DESC, s.id LIMIT :n"), {"n": limit}))
+    return CoverageReport(int(incomplete), int(backing_off),
+                          repair_counts(engine, now).given_up, tuple(latest))

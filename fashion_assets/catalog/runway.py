@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, Engine, text
 
@@ -205,36 +206,37 @@ SHOW_JOINS = (
 )
 
 
-def _shows(engine: Engine, where: str, key: str | None, source: str,
-           params: Mapping[str, object] | None = None) -> list[ShowRow]:
+# What the coverage rule reads of a show, over SHOW_JOINS (decoded by ``_coverage_fields``).
+_COVERAGE_COLUMNS = ("COALESCE(m.expected_images, 0), d.id, d.status, d.is_deleted,"
+                     " d.expected_images, d.stored_images, e.id, e.expected_images,"
+                     " e.stored_images")
+
+
+def _coverage_fields(values: Sequence[Any]) -> dict[str, Any]:
+    """The ``ShowRow`` fields of the ``_COVERAGE_COLUMNS`` of one row."""
+    (expected, draft_id, status, deleted, draft_expected, draft_stored, entry_id,
+     entry_expected, entry_stored) = values
+    return {"expected_images": int(expected), "drafted": draft_id is not None,
+            "in_catalog": entry_id is not None, "draft_id": draft_id, "draft_status": status,
+            "draft_deleted": bool(deleted),
+            "draft_counts": None if draft_id is None
+            else Counts(int(draft_expected), int(draft_stored)),
+            "entry_counts": None if entry_id is None
+            else Counts(int(entry_expected), int(entry_stored))}
+
+
+def _shows(engine: Engine, where: str, key: str, source: str) -> list[ShowRow]:
     sql = text(
         "SELECT s.id, s.source, s.source_url, s.source_path, s.brand_slug, s.season_code,"
         " s.title, s.season, s.year, s.collection_type, s.city, s.city_name,"
-        " m.show_id IS NOT NULL, COALESCE(m.expected_images, 0),"
-        " d.id, d.status, d.is_deleted, d.expected_images, d.stored_images,"
-        " e.id, e.expected_images, e.stored_images"
+        f" m.show_id IS NOT NULL, {_COVERAGE_COLUMNS}"
         f"{SHOW_JOINS} WHERE {where} AND s.source = :source"
         " ORDER BY s.listing_position, s.id"
     )
     with engine.connect() as conn:
-        rows = conn.execute(sql, {"key": key, "source": source, **(params or {})}).all()
-    return [
-        ShowRow(*row[:12], has_manifest=bool(row[12]), expected_images=int(row[13]),
-                drafted=row[14] is not None, in_catalog=row[19] is not None,
-                draft_id=row[14], draft_status=row[15], draft_deleted=bool(row[16]),
-                draft_counts=None if row[14] is None else Counts(int(row[17]), int(row[18])),
-                entry_counts=None if row[19] is None else Counts(int(row[20]), int(row[21])))
-        for row in rows
-    ]
-
-
-def shows_by_id(engine: Engine, show_ids: Sequence[int], source: str) -> list[ShowRow]:
-    """The shows ``show_ids`` from a source, as ``brand_shows`` gives them (a repair run)."""
-    if not show_ids:
-        return []
-    marks = ", ".join(f":i{n}" for n in range(len(show_ids)))
-    return _shows(engine, f"s.id IN ({marks})", None, source,
-                  {f"i{n}": int(i) for n, i in enumerate(show_ids)})
+        rows = conn.execute(sql, {"key": key, "source": source}).all()
+    return [ShowRow(*row[:12], has_manifest=bool(row[12]), **_coverage_fields(row[13:]))
+            for row in rows]
 
 
 def store_manifest(engine: Engine, show_id: int, expected_images: int, page_title: str,
@@ -420,15 +422,9 @@ def repair_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
 
 def _complete_now(conn: Connection, show: ShowRow, rules: CoverageRules) -> bool:
     """The show's coverage as this transaction sees it."""
-    row = conn.execute(text(
-        "SELECT COALESCE(m.expected_images, 0), d.id, d.status, d.is_deleted,"
-        " d.expected_images, d.stored_images, e.id, e.expected_images, e.stored_images"
-        f"{SHOW_JOINS} WHERE s.id = :id"), {"id": show.id}).one()
-    counts = show_coverage(
-        manifest_expected=int(row[0]), draft_status=row[2], draft_deleted=bool(row[3]),
-        draft=None if row[1] is None else Counts(int(row[4]), int(row[5])),
-        entry=None if row[6] is None else Counts(int(row[7]), int(row[8])))
-    return counts is None or is_complete(counts.expected, counts.stored, rules)
+    row = conn.execute(text(f"SELECT {_COVERAGE_COLUMNS}{SHOW_JOINS} WHERE s.id = :id"),
+                       {"id": show.id}).one()
+    return replace(show, **_coverage_fields(row)).is_complete(rules)
 
 
 def record_missing(conn: Connection, show_id: int, missing: Sequence[MissingImage]) -> None:
