@@ -1,16 +1,20 @@
-"""The package works installed, not only from the repository root.
+"""The package works installed, not only from the repository root, and from the root too.
 
 A plain (non-editable) install is what a user or a deployment gets, and it differs from the
 editable one the suite otherwise runs against in exactly the ways that break silently: the
-top-level ``resources/``, ``sensors/`` and ``sql/`` folders must be remapped into the package,
-the SQL migrations must be shipped as package data, and nothing may resolve relative to the
-repository or the working directory. So the repository is built into a wheel, the wheel is
-installed into a separate folder, and the installed copy runs from an unrelated empty folder.
+top-level ``resources/``, ``sensors/`` and ``sql/`` folders must reach the package (through the
+links ``fashion_assets/resources`` and so on), the SQL migrations must be shipped as package
+data, and nothing may resolve relative to the repository or the working directory. So the
+repository is built into a wheel, the wheel is installed into a separate folder, and the
+installed copy runs from an unrelated empty folder, and again from the root of a copy of the
+source tree, where anything started with ``python -m`` (Dagster's run and code-server
+processes among them) imports the checkout's ``fashion_assets/`` rather than the installed one.
 
 A fresh virtual environment with every dependency would take minutes; installing the wheel
 alone (``--target``, ``--no-deps``) and putting that folder first on ``PYTHONPATH`` tests the
 same thing (the installed files, found the installed way) on top of this environment's
 dependencies, and the first test proves the repository's copy is not the one imported.
+``.ci/run`` runs the README's own commands in a fresh clone as well.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ class Installed:
 
     wheel: Path
     site: Path
+    source: Path
 
 
 def _clean_env(site: Path) -> dict[str, str]:
@@ -107,7 +112,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     """
     root = tmp_path_factory.mktemp("packaging")
     source = root / "source"
-    shutil.copytree(REPO, source, ignore=shutil.ignore_patterns(*NOT_SOURCE))
+    # Links stay links, as git checks them out.
+    shutil.copytree(REPO, source, symlinks=True, ignore=shutil.ignore_patterns(*NOT_SOURCE))
     wheels = root / "wheels"
     build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check",
              "-w", str(wheels), str(source)]
@@ -121,7 +127,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
                    "--disable-pip-version-check", "--target", str(site), str(wheel)],
                   cwd=root, env=os.environ)
     assert result.returncode == 0, "installing the wheel failed\n" + _output(result)
-    yield Installed(wheel=wheel, site=site.resolve())
+    yield Installed(wheel=wheel, site=site.resolve(), source=source)
 
 
 @pytest.fixture
@@ -133,29 +139,33 @@ def elsewhere(tmp_path: Path) -> Path:
 
 
 def _source_packages() -> dict[str, Path]:
-    """Every package of the source tree (a folder with ``__init__.py``), by its installed name.
+    """Every package of the source tree (a folder with ``__init__.py``), by its import name.
 
-    Folders that ``[tool.setuptools.package-dir]`` maps are named by their mapping, the rest
-    by their path; a package outside both is named by its path, so it cannot match a listed
-    package by accident.
+    The card's top-level ``resources/``, ``sensors/`` and ``sql/`` are named as what they are
+    imported as, through the package's links to them; any other package by its path, so one
+    outside ``fashion_assets`` cannot match a listed package by accident.
     """
-    mapped = {REPO / folder: name
-              for name, folder in PYPROJECT["tool"]["setuptools"].get("package-dir", {}).items()}
+    linked = {p.resolve() for p in (REPO / "fashion_assets").iterdir() if p.is_symlink()}
     found = {}
-    for current, subfolders, files in os.walk(REPO):
+    for current, subfolders, files in os.walk(REPO, followlinks=True):
         folder = Path(current)
         subfolders[:] = [d for d in subfolders
                          if not any(fnmatch.fnmatch(d, pattern) for pattern in NOT_SOURCE)
-                         and not (folder == REPO and d in NOT_DISTRIBUTED)]
-        if "__init__.py" not in files:
-            continue
-        for root, name in mapped.items():
-            if folder.is_relative_to(root):
-                found[".".join((name, *folder.relative_to(root).parts))] = folder
-                break
-        else:
+                         and not (folder == REPO and d in NOT_DISTRIBUTED)
+                         and not (folder == REPO and (folder / d).resolve() in linked)]
+        if "__init__.py" in files:
             found[".".join(folder.relative_to(REPO).parts)] = folder
     return found
+
+
+def test_the_card_folders_are_the_package_subpackages() -> None:
+    """Each top-level folder of the card is reached from ``fashion_assets/`` by a relative
+    link, so the checkout's package is whole wherever it is imported from."""
+    for name in ("resources", "sensors", "sql"):
+        link = REPO / "fashion_assets" / name
+        assert link.is_symlink(), f"fashion_assets/{name} is not a link to ../{name}"
+        assert os.readlink(link) == f"../{name}"
+        assert (link / "__init__.py").is_file()
 
 
 def test_every_source_package_is_listed_in_pyproject() -> None:
@@ -276,5 +286,27 @@ def test_dagster_validates_the_installed_code_location(
     result = _run([sys.executable, "-m", "dagster", "definitions", "validate",
                    "-m", "fashion_assets.definitions"],
                   cwd=elsewhere, env=_clean_env(installed.site))
+    assert result.returncode == 0, _output(result)
+    assert "Validation successful" in result.stdout + result.stderr, _output(result)
+
+
+def test_commands_run_in_the_source_root_next_to_the_installed_copy(
+        installed: Installed) -> None:
+    """The README's first command in a clone's root: ``pip install .``, then the demo and
+    ``dagster definitions validate`` there. Dagster's subprocesses (``python -m dagster api
+    ...``) put the working directory first on ``sys.path`` and import the checkout's package;
+    it must be whole (this failed with "No module named 'fashion_assets.resources'")."""
+    root = installed.source
+    env = _clean_env(installed.site)
+    probe = _run([sys.executable, "-c", "import fashion_assets.sensors.coverage as m;"
+                  "import fashion_assets.sql; print(m.__file__)"], cwd=root, env=env)
+    assert probe.returncode == 0, _output(probe)
+    assert Path(probe.stdout.strip()).is_relative_to(root), _output(probe)  # the checkout's
+    result = _run([sys.executable, "-m", "fashion_assets", "demo", *DEMO_ARGS],
+                  cwd=root, env=env)
+    assert result.returncode == 0, _output(result)
+    assert "FAILED" not in result.stdout and "Traceback" not in result.stderr, _output(result)
+    result = _run([sys.executable, "-m", "dagster", "definitions", "validate"],
+                  cwd=root, env=env)
     assert result.returncode == 0, _output(result)
     assert "Validation successful" in result.stdout + result.stderr, _output(result)
