@@ -1,9 +1,10 @@
 """Dagster resources: the catalog, the object store, the sources and the crawler settings.
 
-Installed as ``fashion_assets.resources`` (see pyproject): a top-level ``resources`` module
-would collide with other distributions. Each resource is a ``ConfigurableResource`` fed from
-the ``FASHION_*`` environment (``EnvVar`` when a variable is set, the documented default
-otherwise, see ``resources_from_env``), so the settings in force show in the Dagster UI
+Imported as ``fashion_assets.resources`` (the link ``fashion_assets/resources``;
+docs/architecture.md): a top-level ``resources`` module would collide with other
+distributions. Each resource is a ``ConfigurableResource`` fed from the ``FASHION_*``
+environment (``EnvVar`` when a variable is set, the documented default otherwise, see
+``resources_from_env``), so the settings in force show in the Dagster UI
 without revealing secrets.
 """
 

