@@ -64,7 +64,9 @@ class Replica:
 def replica(brands: int, shows: int, photos: int, *, seed: int = 0) -> Iterator[Replica]:
     """A warm replica (every photo encoded before it answers), no hostile brands."""
     process = subprocess.Popen(
+        # Every origin on a free port, so a replica already serving the defaults is no clash.
         [str(BIN / "fashion-assets"), "replica", "serve", "--port", "0", "--cdn-port", "0",
+         "--impression-port", "0", "--impression-cdn-port", "0",
          "--brands", str(brands), "--shows", str(shows), "--photos", str(photos),
          "--seed", str(seed), "--no-hostile", "--warm"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

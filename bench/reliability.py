@@ -52,6 +52,7 @@ if __package__ in (None, ""):  # run as a script (python bench/reliability.py): 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import ROOT, Replica, fresh_database, machine, replica
+from fashion_assets.processes import group_members
 from fashion_assets.replica import (
     FaultPlan,
     ReplicaSite,
@@ -249,11 +250,18 @@ class CrawlProcess:
         return self._stderr.read_text(errors="replace")[-3000:]
 
     def kill(self, deadline_s: float = 30.0) -> None:
-        """SIGKILL the whole process group and wait until none of it runs any more."""
-        with contextlib.suppress(ProcessLookupError):  # the whole group had exited already
-            os.killpg(self.process.pid, signal.SIGKILL)
+        """SIGKILL the whole process group, thaw it, and wait until none of it runs any more.
+
+        Also after the command itself has exited: Dagster's helpers (its compute-log
+        ``tail -F`` and their watcher) live on in the group. SIGKILL ends even members a
+        test stopped with SIGSTOP; SIGCONT follows anyway, cheap insurance that nothing of
+        the group stays frozen. The command is reaped here, the orphans by init.
+        """
+        for sig in (signal.SIGKILL, signal.SIGCONT):
+            with contextlib.suppress(ProcessLookupError):  # nothing of the group is left
+                os.killpg(self.process.pid, sig)
         self.process.wait(timeout=deadline_s)
-        wait_until(lambda: not _group_running(self.process.pid), "the killed group to end",
+        wait_until(lambda: not group_members(self.process.pid), "the killed group to end",
                    [], deadline_s)
 
     def finish(self, deadline_s: float = DEADLINE_S) -> CrawlRun:
@@ -268,22 +276,6 @@ class CrawlProcess:
         output = self._stdout.read_text()
         summaries = tuple(json.loads(output)["crawls"]) if output.strip() else ()
         return CrawlRun(self.process.returncode, summaries, wall, self.log_tail())
-
-
-def _group_running(pgid: int) -> bool:
-    """Whether a process of group ``pgid`` still runs (a zombie runs nothing: not counted)."""
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat") as handle:
-                # After the command name, in parentheses: state, parent, process group, ...
-                state, _, group = handle.read().rsplit(")", 1)[1].split()[:3]
-        except (OSError, ValueError):
-            continue  # the process ended while being read
-        if int(group) == pgid and state != "Z":
-            return True
-    return False
 
 
 def wait_until(condition: Callable[[], bool], what: str, crawls: Sequence[CrawlProcess],

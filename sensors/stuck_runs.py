@@ -4,14 +4,13 @@ A crawl beats every ``FASHION_HEARTBEAT_SECONDS`` from its event loop while it w
 (``CrawlProgress``), so a long show keeps beating; a process that hangs, is frozen or died
 stops. A run whose last beat is older than ``FASHION_STUCK_AFTER_SECONDS`` is reported,
 terminated through the instance's run launcher, and, if the launcher cannot reach it (a run
-of the CLI, or a process already gone), its process on this machine is killed and the run
-marked failed, which frees its queue slot and its brand's concurrency tag.
+of the CLI, or a process already gone), its process on this machine is killed with every
+process it started (``fashion_assets.processes``) and the run marked failed, which frees its
+queue slot and its brand's concurrency tag.
 """
 
 import os
-import signal
 import socket
-from contextlib import suppress
 from pathlib import Path
 
 from dagster import DagsterRunStatus, SensorEvaluationContext, SkipReason, sensor
@@ -19,6 +18,7 @@ from dagster_shared.check import CheckError
 
 from fashion_assets.catalog import progress
 from fashion_assets.domain.progress import format_age, heartbeat_age, is_stuck
+from fashion_assets.processes import kill_process_tree
 from fashion_assets.resources import CatalogResource, CrawlerResource
 
 ALIVE = (DagsterRunStatus.STARTING, DagsterRunStatus.STARTED, DagsterRunStatus.NOT_STARTED)
@@ -65,8 +65,10 @@ def _terminate(context: SensorEvaluationContext, run_id: str) -> bool:
 def _kill_local(context: SensorEvaluationContext, row: progress.ProgressRow) -> None:
     """End a frozen crawl process on this machine that no run launcher knows (a run of
     ``fashion-assets crawl``): SIGKILL, as the process may be stopped or hung past any
-    signal it could handle. Only a process of this pipeline (its command line names
-    fashion_assets or dagster), so a recycled process id is never hit."""
+    signal it could handle, and to its whole tree and process group, so Dagster's helper
+    processes it froze with it are not left stopped for ever. Only a process of this
+    pipeline (its command line names fashion_assets or dagster), so a recycled process id
+    is never hit."""
     if row.host != socket.gethostname() or row.pid <= 0 or row.pid == os.getpid():
         return
     try:
@@ -75,6 +77,6 @@ def _kill_local(context: SensorEvaluationContext, row: progress.ProgressRow) -> 
         return  # gone already, or not a Linux /proc: nothing to end here
     if b"fashion" not in command and b"dagster" not in command:
         return
-    with suppress(ProcessLookupError):
-        os.kill(row.pid, signal.SIGKILL)
-        context.log.warning(f"run {row.run_id}: killed its process {row.pid}")
+    killed = kill_process_tree(row.pid)
+    context.log.warning(f"run {row.run_id}: killed its process {row.pid}, its process group"
+                        f" if it leads one, and the {len(killed) - 1} processes below it")

@@ -14,6 +14,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import psutil
 import pytest
 from dagster import (
     AssetKey,
@@ -180,7 +181,12 @@ def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
     """A real crawl process, frozen at the replica's image gate in its drafts step: while it
     beats (every 0.2 s) it is never stuck, however long it waits; stopped with SIGSTOP, its
     heartbeat freezes, and the sensor kills it and fails its run. The crawl and the sensor
-    share the instance of ``dagster_instance`` (on PostgreSQL), as a daemon and its runs do."""
+    share the instance of ``dagster_instance`` (on PostgreSQL), as a daemon and its runs do.
+
+    The SIGSTOP freezes the crawl's whole process group, Dagster's compute-log helpers
+    (``tail -F``, ``watch_orphans``) with it: the sensor must end all of them, not only the
+    crawl, or they stay stopped for ever. Whatever happens, the test thaws and kills the group
+    it froze."""
     site = build_site(brands=1, shows_per_brand=2, photos_per_show=4, hostile=False, seed=3)
     dagster_home = tmp_path / "dagster-home"  # the fixture's DAGSTER_HOME
     database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
@@ -209,11 +215,20 @@ def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
             assert evaluate() == "no stuck crawl run"
             assert not crawl.exited()
 
-            os.killpg(crawl.process.pid, signal.SIGSTOP)
+            group = crawl.process.pid  # it leads a session, and so a process group, of its own
+            frozen = group_processes(group)
+            assert len(frozen) > 1, f"no helper process beside the crawl: {frozen}"
+            os.killpg(group, signal.SIGSTOP)
+            wait_until(lambda: all(_status(p) == psutil.STATUS_STOPPED for p in frozen),
+                       "every process of the group stopped", [], 30)
             ended: list[str] = []
             wait_until(lambda: bool(ended.append(evaluate()) or ended[-1].startswith(
                 "terminated 1")), "the sensor ending the frozen run", [], 30)
             assert crawl.process.wait(timeout=30) == -signal.SIGKILL
+            # The helpers are not this test's children: init reaps them once they are gone.
+            _, alive = psutil.wait_procs([p for p in frozen if p.pid != group], timeout=30)
+            assert not alive, f"left by the sensor: {[_describe(p) for p in alive]}"
+            assert group_processes(group) == []
             run = instance.get_run_by_id(row.run_id)
             assert run is not None and run.status == DagsterRunStatus.FAILURE
             stopped = progress.get(engine, row.run_id)
@@ -221,8 +236,37 @@ def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
             assert "no heartbeat for" in stopped.note
         finally:
             server.release_images()
-            if not crawl.exited():
-                crawl.kill()
+            crawl.kill()  # the whole group, thawed, whether or not the sensor ended it
+    assert group_processes(crawl.process.pid) == []
+
+
+def group_processes(pgid: int) -> list[psutil.Process]:
+    """The processes of group ``pgid`` still alive (zombies are dead), found through psutil
+    rather than the /proc reading of the code under test."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except (ProcessLookupError, psutil.NoSuchProcess):
+            continue  # ended while being looked at
+    return found
+
+
+def _status(proc: psutil.Process) -> str:
+    """Its state letter's psutil name; "gone" rather than an error, as polls race exits."""
+    try:
+        return proc.status()
+    except psutil.NoSuchProcess:
+        return "gone"
+
+
+def _describe(proc: psutil.Process) -> str:
+    """Pid, state and command line, so a failure names what was left behind."""
+    try:
+        return f"{proc.pid} [{proc.status()}] {' '.join(proc.cmdline())[:160]}"
+    except psutil.NoSuchProcess:
+        return f"{proc.pid} (gone)"
 
 
 def test_every_crawl_job_carries_the_crawl_tag_and_promotion_its_own() -> None:

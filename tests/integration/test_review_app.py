@@ -397,7 +397,9 @@ def test_serve_refuses_a_public_host_without_a_secret(tmp_path: Path) -> None:
     runner = CliRunner()
     env = {"FASHION_REVIEW_SECRET": "", "FASHION_HOME": str(tmp_path)}
     for host in ("0.0.0.0", "192.0.2.10", "::"):
-        result = runner.invoke(main, ["review", "serve", "--host", host], env=env)
+        # Port 0: were the refusal ever to fail, the server must not take the default 8810.
+        result = runner.invoke(main, ["review", "serve", "--host", host, "--port", "0"],
+                               env=env)
         assert result.exit_code != 0, result.output
         assert f"refusing to serve on {host}: no FASHION_REVIEW_SECRET is set" in result.output
     assert not (tmp_path / "catalog.db").exists()  # refused before opening anything

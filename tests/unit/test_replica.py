@@ -491,8 +491,11 @@ def test_the_benchmark_site_has_the_planned_distinct_looks() -> None:
 
 def test_command_line_serves_until_sigterm() -> None:
     process = subprocess.Popen(
+        # Every origin on a free port: a developer's replica on the default ports (the
+        # README's Dagster UI section) must not make this test fail.
         [sys.executable, "-m", "fashion_assets", "replica", "serve", "--port", "0",
-         "--cdn-port", "0", "--brands", "1", "--no-hostile"],
+         "--cdn-port", "0", "--impression-port", "0", "--impression-cdn-port", "0",
+         "--brands", "1", "--no-hostile"],
         stdout=subprocess.PIPE,
         text=True,
     )
