@@ -13,13 +13,16 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from fashion_assets import settings
+from fashion_assets.commands import typed_command
 
 if TYPE_CHECKING:
+    from fashion_assets.catalog.coverage import IncompleteShow
     from fashion_assets.catalog.names import Release
 
 BRAND_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,119}$")
@@ -72,14 +75,18 @@ def _checked_slug(value: str, what: str) -> str:
               show_default="the number of CPUs",
               help="Partitions crawled at once, each in its own process (1: all in this one).")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
+@click.option("--verbose", is_flag=True,
+              help="Print Dagster's event stream (every step's events, stack traces) instead "
+                   "of the progress per show.")
 def crawl(brands: list[str], seasons: list[str], weeks: list[str], crawl_all: bool,
-          workers: int, as_json: bool) -> None:
+          workers: int, as_json: bool, verbose: bool) -> None:
     """Crawl brands (Vogue), seasons (theImpression runway) and fashion weeks (street style).
 
-    One Dagster run per partition, with progress per show or article; --all crawls every
-    brand of the catalog in runs of FASHION_CRAWL_BATCH_BRANDS brands (partition ranges).
+    One Dagster run per partition, with progress per show or article on stderr and a line
+    per partition as its run ends; --all crawls every brand of the catalog in runs of
+    FASHION_CRAWL_BATCH_BRANDS brands (partition ranges).
     """
-    from fashion_assets.runs import crawl_in_workers, summary_line
+    from fashion_assets.runs import RunLog, crawl_in_workers, summary_line
 
     targets = ([("brand", b) for b in brands] + [("season", s) for s in seasons]
                + [("week", w) for w in weeks])
@@ -89,12 +96,12 @@ def crawl(brands: list[str], seasons: list[str], weeks: list[str], crawl_all: bo
         targets += all_brand_targets(dagster_instance())
     if not targets:
         raise click.UsageError("name something to crawl: --brand, --season, --week or --all")
-    summaries = crawl_in_workers(targets, workers)
+    program = typed_command("fashion-assets")
+    summaries = crawl_in_workers(
+        targets, workers, run_log=RunLog.EVENTS if verbose else RunLog.PROGRESS,
+        on_summary=lambda s: None if as_json else click.echo(summary_line(s, program=program)))
     if as_json:
         click.echo(json.dumps({"crawls": summaries}, indent=2))
-    else:
-        for s in summaries:
-            click.echo(summary_line(s))
     if not all(s["success"] for s in summaries):
         sys.exit(1)
 
@@ -168,7 +175,8 @@ def _release_line(release: Release) -> str:
     crawls = " ".join(f"{_CRAWL_FLAG[kind]} {key}" for kind, key in release.partitions)
     text = (f"{release.name.name!r} -> {release.entity_slug}: {release.articles_released} "
             f"waiting articles released, {release.shows_updated} shows given the city")
-    return text + (f"; draft them with: fashion-assets crawl {crawls}" if crawls else "")
+    return text + (f"; draft them with: {typed_command('fashion-assets')} crawl {crawls}"
+                   if crawls else "")
 
 
 @names.command("approve")
@@ -252,7 +260,8 @@ def status(as_json: bool) -> None:
     pending = report["pending_names"]
     click.echo(f"names waiting for an editor: {pending['brand']} brands, {pending['city']} "
                f"cities; {report['waiting_for_name']} articles wait for them"
-               + (" (fashion-assets names list)" if sum(pending.values()) else ""))
+               + (f" ({typed_command('fashion-assets')} names list)"
+                  if sum(pending.values()) else ""))
     if report["per_brand"]:
         import pandas as pd
 
@@ -274,27 +283,30 @@ def _echo_automation(automation: Mapping[str, Any], limit: int = 5) -> None:
     click.echo(f"backpressure: {gate['reason']}{since}")
     click.echo(f"coverage: {coverage['incomplete']} incomplete shows ({coverage['backing_off']}"
                f" backing off), {coverage['given_up']} given up"
-               + (" (fashion-assets coverage list)" if coverage["given_up"] else ""))
+               + (f" ({typed_command('fashion-assets')} coverage list)"
+                  if coverage["given_up"] else ""))
     for show in coverage["given_up_shows"][:limit]:
         click.echo(f"  gave up {show['source_url']}: {show['reason']}")
 
 
 @contextlib.contextmanager
 def _queue_instance() -> Iterator[tuple[Any, str]]:
-    """The Dagster instance of ``DAGSTER_HOME`` for the run queue, and a note when there is none.
+    """The Dagster instance ``crawl`` runs on (``settings.dagster_home``) for the run queue,
+    and a note when there is none.
 
-    Only an explicit ``DAGSTER_HOME``: runs are queued by a daemon or webserver, which need
-    it; without it nothing is created (status only reads) and the queue counts 0, with why.
+    A folder that does not exist yet is not created (status only reads: nothing was crawled
+    from this FASHION_HOME and no DAGSTER_HOME names one); the queue then counts 0, with why.
     """
-    if not os.environ.get("DAGSTER_HOME"):
-        yield None, ""
+    home = settings.dagster_home()
+    if not home.is_dir():
+        yield None, f"no Dagster instance in {home} yet: queued runs not counted"
         return
     from dagster import DagsterInstance
 
     try:
-        instance = DagsterInstance.get()
-    except Exception as exc:  # a broken DAGSTER_HOME must not hide the rest of the status
-        yield None, f"Dagster instance of DAGSTER_HOME unavailable, queue not counted: {exc}"
+        instance = DagsterInstance.from_config(str(home))
+    except Exception as exc:  # a broken instance must not hide the rest of the status
+        yield None, f"Dagster instance in {home} unavailable, queue not counted: {exc}"
         return
     with instance:
         yield instance, ""
@@ -322,25 +334,43 @@ def coverage() -> None:
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
 def coverage_list(limit: int, as_json: bool) -> None:
-    """Incomplete shows, and each show given up with its reason."""
-    from datetime import UTC, datetime
+    """Incomplete shows: brand, season, photos stored of expected, and the coverage sensor's
+    next attempt, or why it gave up; those it still repairs first."""
+    from dataclasses import asdict
 
-    from fashion_assets.catalog.coverage import coverage_report
+    from fashion_assets.catalog.coverage import coverage_report, incomplete_shows
     from fashion_assets.resources import resources_from_env
 
     rules = resources_from_env()["crawler"].coverage_rules()
-    report = coverage_report(_engine(), rules, datetime.now(UTC), limit=limit)
+    engine, now = _engine(), datetime.now(UTC)
+    report = coverage_report(engine, rules, now, limit=limit)
+    shows = incomplete_shows(engine, rules, limit=limit)
     if as_json:
         click.echo(json.dumps({"incomplete": report.incomplete,
                                "backing_off": report.backing_off, "given_up": report.given_up,
+                               "shows": [asdict(show) for show in shows],
                                "given_up_shows": [vars(g) for g in report.given_up_shows]},
                               indent=2))
         return
     click.echo(f"{report.incomplete} incomplete shows ({report.backing_off} backing off),"
                f" {report.given_up} given up")
-    for show in report.given_up_shows:
-        click.echo(f"show {show.show_id} {show.brand_slug} {show.source_url}: gave up "
-                   f"{show.gave_up_at} after {show.attempts} re-fetches - {show.reason}")
+    for show in shows:
+        expected = show.expected or "?"
+        click.echo(f"show {show.show_id}\t{show.brand_slug}\t{show.season_code}\t{show.source}"
+                   f"\t{show.stored}/{expected} photos\t{_repair_state(show, now)}")
+    unlisted = report.incomplete + report.given_up - len(shows)
+    if unlisted > 0:
+        click.echo(f"... and {unlisted} more (--limit)")
+
+
+def _repair_state(show: IncompleteShow, now: datetime) -> str:
+    """Where the coverage sensor stands with an incomplete show, in words."""
+    tries = f"{show.attempts} re-fetch{'es' if show.attempts != 1 else ''}"
+    if show.gave_up_at:
+        return f"gave up {show.gave_up_at} after {tries}: {show.reason}"
+    if show.next_attempt_at and datetime.fromisoformat(show.next_attempt_at) > now:
+        return f"next attempt {show.next_attempt_at} ({tries} so far)"
+    return "due now" + (f" ({tries} so far)" if show.attempts else " (never re-fetched)")
 
 
 @coverage.command("retry")
@@ -553,11 +583,13 @@ def review_serve(host: str, port: int) -> None:
 @click.option("--brands", "brand_count", default=3, show_default=True)
 @click.option("--shows", default=4, show_default=True, help="Shows per brand.")
 @click.option("--photos", default=12, show_default=True, help="Photos per show.")
-def demo(brand_count: int, shows: int, photos: int) -> None:
-    """Start the replica, register its brands, crawl them, and say where to look next."""
+@click.option("--verbose", is_flag=True, help="Print Dagster's event stream of every run too.")
+def demo(brand_count: int, shows: int, photos: int, verbose: bool) -> None:
+    """Start the replica, crawl its brands, seasons and fashion weeks (a line each), and say
+    what to run next."""
     from fashion_assets.demo import run_demo
 
-    sys.exit(run_demo(brand_count, shows, photos, echo=click.echo))
+    sys.exit(run_demo(brand_count, shows, photos, echo=click.echo, verbose=verbose))
 
 
 @main.group()

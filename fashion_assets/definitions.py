@@ -2,7 +2,7 @@
 
 from collections.abc import Mapping
 
-from dagster import AssetSelection, Definitions, define_asset_job
+from dagster import AssetSelection, Definitions, colored_console_logger, define_asset_job
 
 from fashion_assets.assets.catalog import approved_drafts, catalog_entries
 from fashion_assets.assets.checks import catalog_checks
@@ -11,6 +11,7 @@ from fashion_assets.assets.street import street_assets
 from fashion_assets.jobs.cleanup import build_media_cleanup_job, build_media_cleanup_schedule
 from fashion_assets.jobs.coverage import impression_coverage_repair_job, runway_coverage_repair_job
 from fashion_assets.jobs.crawl_schedule import build_crawl_schedule
+from fashion_assets.progress import progress_logger
 from fashion_assets.resources import resources_from_env
 from fashion_assets.sensors.approved_drafts import approved_drafts_sensor
 from fashion_assets.sensors.brand_partitions import brand_partitions_sensor
@@ -64,6 +65,9 @@ def build_definitions(env: Mapping[str, str] | None = None) -> Definitions:
         sensors=[brand_partitions_sensor, runway_season_partitions_sensor,
                  approved_drafts_sensor, coverage_sensor, stuck_runs_sensor],
         resources=resources_from_env(env),
+        # A run whose config names no logger logs as Dagster's default (the console at
+        # DEBUG); the CLI names "progress" to print only the crawl's own lines.
+        loggers={"console": colored_console_logger, "progress": progress_logger},
     )
 
 

@@ -1,19 +1,32 @@
-"""``fashion-assets demo``: the whole pipeline over the replica, on a bare machine."""
+"""``fashion-assets demo``: the whole pipeline over the replica, on a bare machine.
+
+The demo is what a new user reads first, so it prints what they need: one line per brand,
+season and fashion week as its run ends, a total, and the commands to go on with, written
+as they must be typed (``.venv/bin/fashion-assets`` when the environment is not activated).
+Dagster's event stream (every step's start, output and log capture) stays in the runs'
+logs, for the Dagster UI; ``--verbose`` prints it as well.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 from fashion_assets import settings
+from fashion_assets.commands import typed_command
 
 
-def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str], None]) -> int:
+def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str], None],
+             verbose: bool = False) -> int:
     """Crawl the replica's brands with the embedded defaults; return the exit status."""
     from fashion_assets.cli import replica_env
     from fashion_assets.replica import ROBOTS_BLOCKED_BRAND, build_site, start_replica
-    from fashion_assets.runs import crawl_in_workers, summary_line
+    from fashion_assets.runs import RunLog, crawl_in_workers, crawl_totals, summary_line
 
+    program = typed_command("fashion-assets")
+    run_log = RunLog.EVENTS if verbose else RunLog.QUIET
     site = build_site(brands=brand_count, shows_per_brand=shows, photos_per_show=photos)
     server = start_replica(site)
     try:
@@ -24,23 +37,44 @@ def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str],
         seasons = [s.code for s in site.impression.seasons]
         weeks = [w.slug for w in site.impression.weeks]
         echo(f"crawling {len(brands)} Vogue brands, {len(seasons)} theImpression runway seasons"
-             f" and {len(weeks)} street-style weeks into {settings.home_dir(env)} ...")
+             f" and {len(weeks)} street-style weeks into {settings.home_dir(env)}, a line each"
+             " as it ends" + ("" if verbose else " (--verbose: Dagster's event stream too)"))
         workers = os.cpu_count() or 1
+
+        def progress(summary: Mapping[str, Any]) -> None:
+            echo(summary_line(summary, program=program))
+
         # Brands first: theImpression's galleries resolve their designers to these brands.
-        summaries = crawl_in_workers([("brand", b) for b in brands], workers, env=env)
+        summaries = crawl_in_workers([("brand", b) for b in brands], workers, env=env,
+                                     run_log=run_log, on_summary=progress)
         summaries += crawl_in_workers([("season", s) for s in seasons]
-                                      + [("week", w) for w in weeks], workers, env=env)
+                                      + [("week", w) for w in weeks], workers, env=env,
+                                      run_log=run_log, on_summary=progress)
     finally:
         server.stop()
-    for summary in summaries:
-        echo(summary_line(summary))
-    echo(f"""
-Done. What now:
-  fashion-assets status                 what the catalog and the store hold
-  fashion-assets names list             the brand and city names waiting for an editor
-  fashion-assets crawl --brand {brands[0]:<9} again: nothing is downloaded twice (needs the replica:
-                                        fashion-assets replica serve, and its exports)
-  DAGSTER_HOME={os.environ['DAGSTER_HOME']} dagster dev -m fashion_assets.definitions
-                                        the same runs, assets and metadata in the Dagster UI
-                                        (or `dagster dev` in the repository root)""")
+    echo(f"\nDone: {crawl_totals(summaries)}.")
+    echo(next_steps(brands[0], program=program, dagster=typed_command("dagster"),
+                    dagster_home=settings.dagster_home()))
     return 0 if all(s["success"] for s in summaries) else 1
+
+
+def next_steps(brand: str, *, program: str, dagster: str, dagster_home: Path) -> str:
+    """The commands to go on with, each as typed, with what it shows."""
+    rows: Sequence[tuple[str, str]] = (
+        (f"{program} status", "what the catalog and the store hold"),
+        (f"{program} review serve", "review the drafts in the browser, on http://127.0.0.1:8810/"),
+        (f"{program} names list", "the brand and city names waiting for an editor"),
+        (f"{program} coverage list", "the shows with photos missing, and why"),
+        (f"{program} replica serve", "the replica again, in another terminal; export what it"
+                                     " prints, then:"),
+        (f"{program} crawl --brand {brand}", "again: nothing is downloaded twice"),
+        (f"DAGSTER_HOME={dagster_home} {dagster} dev -m fashion_assets.definitions",
+         "the same runs, assets and metadata in the Dagster UI"),
+    )
+    width = max(len(command) for command, _ in rows[:-1])
+    lines = ["What now:"]
+    for command, what in rows[:-1]:
+        lines.append(f"  {command:<{width}}  {what}")
+    command, what = rows[-1]
+    lines += [f"  {command}", f"  {'':<{width}}  {what}"]
+    return "\n".join(lines)

@@ -13,9 +13,10 @@ import fcntl
 import functools
 import multiprocessing
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +24,10 @@ from fashion_assets import settings
 
 
 def default_dagster_home() -> Path:
-    """``DAGSTER_HOME``, set to ``FASHION_HOME/dagster`` when unset, and created."""
-    if not os.environ.get("DAGSTER_HOME"):
-        os.environ["DAGSTER_HOME"] = str(settings.home_dir() / "dagster")
-    home = Path(os.environ["DAGSTER_HOME"])
+    """The instance folder (``settings.dagster_home``), created, and exported as
+    ``DAGSTER_HOME`` so that Dagster and the worker processes open the same one."""
+    home = settings.dagster_home()
+    os.environ["DAGSTER_HOME"] = str(home)
     home.mkdir(parents=True, exist_ok=True)
     return home
 
@@ -63,24 +64,47 @@ def register_brands(brands: Iterable[tuple[str, str]], instance: Any,
 
 @dataclass(frozen=True)
 class CrawlKind:
-    """One kind of crawl: its job, its partitions and the drafts asset that sums it up."""
+    """One kind of crawl: its job, its partitions, the listing asset that says how much was
+    listed and the drafts asset that sums up the rest, and what name its entries can wait
+    for (``""``: none wait)."""
 
     name: str
     job: str
     partitions: str
+    listing_asset: str
     drafts_asset: str
     outcome_prefix: str
+    waits_for: str = ""
 
 
 CRAWL_KINDS = {
-    "brand": CrawlKind("brand", "runway_crawl", "brands", "runway_drafts", "shows_"),
+    "brand": CrawlKind("brand", "runway_crawl", "brands", "runway_show_listings",
+                       "runway_drafts", "shows_"),
     "season": CrawlKind("season", "impression_runway_crawl", "runway_seasons",
-                        "impression_runway_drafts", "shows_"),
-    "week": CrawlKind("week", "street_style_crawl", "fashion_weeks", "street_snap_drafts",
-                      "articles_"),
+                        "impression_runway_listings", "impression_runway_drafts", "shows_",
+                        waits_for="brand"),
+    "week": CrawlKind("week", "street_style_crawl", "fashion_weeks", "street_style_listings",
+                      "street_snap_drafts", "articles_", waits_for="city"),
     # Consecutive brand partitions in one run (a partition range), keyed "first..last".
-    "batch": CrawlKind("batch", "runway_crawl", "brands", "runway_drafts", "shows_"),
+    "batch": CrawlKind("batch", "runway_crawl", "brands", "runway_show_listings",
+                       "runway_drafts", "shows_"),
 }
+
+
+class RunLog(StrEnum):
+    """What a crawl's runs print while they go (the run's log in the instance is complete
+    either way)."""
+
+    EVENTS = "events"  # Dagster's console logger: every event, DEBUG up (--verbose)
+    PROGRESS = "progress"  # the steps' own lines: progress per show, warnings (crawl)
+    QUIET = "quiet"  # nothing: the caller prints a line per partition (demo)
+
+    def run_config(self) -> dict[str, Any]:
+        """The run config's ``loggers`` section (``progress_logger`` for the last two)."""
+        if self is RunLog.EVENTS:
+            return {}
+        level = "INFO" if self is RunLog.PROGRESS else "ERROR"  # it prints no errors
+        return {"loggers": {"progress": {"config": {"log_level": level}}}}
 
 
 def all_brand_targets(instance: Any, env: Mapping[str, str] | None = None
@@ -103,16 +127,19 @@ def crawl_brands(brands: list[str], instance: Any, env: Mapping[str, str] | None
 
 
 def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
-                     env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+                     env: Mapping[str, str] | None = None, *,
+                     run_log: RunLog = RunLog.EVENTS) -> list[dict[str, Any]]:
     """Run each ``(kind, partition key)``'s crawl job in this process; a summary for each.
 
-    Brands are registered in the catalog too; seasons and fashion weeks only need their
-    partition.
+    Each target gets its partition; a brand is registered in the catalog by its listing
+    step, once the source's page for it was read. A brand partition added here for a run
+    that could not read the listing (a slug the source does not know) is removed again, so
+    a typo leaves nothing behind.
     """
-    register_brands([(key, "") for kind, key in targets if kind == "brand"], instance, env)
-    for kind in {kind for kind, _ in targets} - {"brand", "batch"}:
-        _add_partitions(instance, CRAWL_KINDS[kind].partitions,
-                        [key for k, key in targets if k == kind])
+    added: set[tuple[str, str]] = set()
+    for kind in {kind for kind, _ in targets} - {"batch"}:
+        added |= {(kind, key) for key in _add_partitions(
+            instance, CRAWL_KINDS[kind].partitions, [key for k, key in targets if k == kind])}
     env_items = tuple(sorted((env if env is not None else os.environ).items()))
     summaries = []
     for kind, key in targets:
@@ -121,27 +148,44 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
             from fashion_assets.domain.batches import Batch
             from fashion_assets.jobs.crawl_schedule import batch_tags
 
-            result = job.execute_in_process(instance=instance, raise_on_error=False,
+            result = job.execute_in_process(run_config=run_log.run_config(), instance=instance,
+                                            raise_on_error=False,
                                             tags=batch_tags(Batch.from_label(key)))
         else:
-            result = job.execute_in_process(partition_key=key, instance=instance,
-                                            raise_on_error=False)
+            result = job.execute_in_process(run_config=run_log.run_config(), partition_key=key,
+                                            instance=instance, raise_on_error=False)
+        if kind == "brand" and (kind, key) in added and not result.success:
+            _forget_unlisted_brand(instance, key, env)
         summaries.append(_summary(CRAWL_KINDS[kind], key, result))
     return summaries
 
 
-def _add_partitions(instance: Any, name: str, keys: Iterable[str]) -> None:
-    """Add the partitions not there yet. Two crawls of a new brand starting at once both
-    try: the one that loses the race finds the partition added and goes on."""
+def _forget_unlisted_brand(instance: Any, slug: str, env: Mapping[str, str] | None) -> None:
+    """Remove the partition of a brand whose listing was never read (it is not in the
+    catalog), which this crawl added: nothing but the failed run and its ingest log entry
+    remember the slug."""
+    from fashion_assets.catalog.runway import list_brands
+    from fashion_assets.resources import catalog_engine
+
+    if slug not in {b.slug for b in list_brands(catalog_engine(settings.database_url(env)))}:
+        instance.delete_dynamic_partition(CRAWL_KINDS["brand"].partitions, slug)
+
+
+def _add_partitions(instance: Any, name: str, keys: Iterable[str]) -> list[str]:
+    """Add the partitions not there yet; return the ones this call added. Two crawls of a
+    new brand starting at once both try: the one that loses the race finds the partition
+    added and goes on, and leaves it to the winner (which alone may remove it again)."""
     keys = set(keys)
     wanted = sorted(keys - set(instance.get_dynamic_partitions(name)))
     if not wanted:
-        return
+        return []
     try:
         instance.add_dynamic_partitions(name, wanted)
     except Exception:  # the storage's unique-key error, whichever the storage is
         if keys - set(instance.get_dynamic_partitions(name)):
             raise
+        return []
+    return wanted
 
 
 @functools.cache
@@ -153,24 +197,41 @@ def _crawl_job(env_items: tuple[tuple[str, str], ...], name: str):  # -> JobDefi
 
 
 def crawl_in_workers(targets: Sequence[tuple[str, str]], workers: int,
-                     env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+                     env: Mapping[str, str] | None = None, *, run_log: RunLog = RunLog.EVENTS,
+                     on_summary: Callable[[dict[str, Any]], None] = lambda summary: None,
+                     ) -> list[dict[str, Any]]:
     """Crawl ``(kind, key)`` targets in up to ``workers`` processes, summaries in order.
 
-    The parent imports no Dagster: it only hands out targets, so its memory stays small.
-    Workers fork from a server process that imported the pipeline once, so they start in
-    milliseconds instead of each importing Dagster again.
+    ``on_summary`` gets each partition's summary as soon as its run ends (the progress a
+    terminal shows), in the order they end. The parent imports no Dagster: it only hands
+    out targets, so its memory stays small. Workers fork from a server process that
+    imported the pipeline once, so they start in milliseconds instead of each importing
+    Dagster again.
     """
     if workers <= 1 or len(targets) <= 1:
-        return crawl_partitions(targets, dagster_instance(), env)
+        instance = dagster_instance()
+        summaries = []
+        for target in targets:
+            [summary] = crawl_partitions([target], instance, env, run_log=run_log)
+            on_summary(summary)
+            summaries.append(summary)
+        return summaries
     default_dagster_home()
     context = multiprocessing.get_context("forkserver")  # never forks a process with threads
     context.set_forkserver_preload(["fashion_assets.definitions"])
     with ProcessPoolExecutor(max_workers=min(workers, len(targets)), mp_context=context) as pool:
-        return list(pool.map(_crawl_one, targets, [dict(env or os.environ)] * len(targets)))
+        futures = {pool.submit(_crawl_one, target, dict(env or os.environ), run_log): n
+                   for n, target in enumerate(targets)}
+        done: dict[int, dict[str, Any]] = {}
+        for future in as_completed(futures):
+            done[futures[future]] = future.result()
+            on_summary(done[futures[future]])
+        return [done[n] for n in range(len(targets))]
 
 
-def _crawl_one(target: tuple[str, str], env: dict[str, str]) -> dict[str, Any]:
-    [summary] = crawl_partitions([target], _worker_instance(), env)
+def _crawl_one(target: tuple[str, str], env: dict[str, str], run_log: RunLog
+               ) -> dict[str, Any]:
+    [summary] = crawl_partitions([target], _worker_instance(), env, run_log=run_log)
     return summary
 
 
@@ -187,6 +248,12 @@ def _summary(kind: CrawlKind, key: str, result: Any) -> dict[str, Any]:
     """Counts of the run from its drafts asset's metadata, or the failure."""
     summary: dict[str, Any] = {"kind": kind.name, kind.name: key, "partition": key,
                                "run_id": result.run_id, "success": result.success}
+    for materialization in result.asset_materializations_for_node(kind.listing_asset):
+        meta = {k: v.value for k, v in materialization.metadata.items()}
+        summary["listed"] = meta.get("listed", 0)
+        summary["waiting_for_name"] = meta.get("waiting_for_name", 0)
+        if kind.waits_for:
+            summary["waits_for"] = kind.waits_for
     for materialization in result.asset_materializations_for_node(kind.drafts_asset):
         meta = {k: v.value for k, v in materialization.metadata.items()}
         summary["shows"] = {k.removeprefix(kind.outcome_prefix): v for k, v in meta.items()
@@ -201,17 +268,45 @@ def _summary(kind: CrawlKind, key: str, result: Any) -> dict[str, Any]:
 
 
 def _root_message(event: Any) -> str:
-    """The message of the exception that failed a step, not Dagster's wrapper of it."""
+    """The message of the exception that failed a step, not Dagster's wrapper of it, and
+    without its class name (``dagster...Failure: ``): the message says what went wrong."""
     error = event.step_failure_data.error
     while error is not None and error.cause is not None:
         error = error.cause
-    return error.message.strip() if error is not None else event.message
+    if error is None:
+        return event.message
+    named, _, message = error.message.strip().partition(": ")
+    return message if message and named.rsplit(".", 1)[-1] == error.cls_name else (
+        error.message.strip())
 
 
-def summary_line(s: Mapping[str, Any]) -> str:
-    """One line per crawled partition for the terminal."""
+def summary_line(s: Mapping[str, Any], *, program: str = "fashion-assets") -> str:
+    """One line per crawled partition for the terminal: outcomes and photos, or how many
+    entries were listed and how many wait for a name (``program``: how the user types
+    ``fashion-assets``, for the command that lists the names)."""
     if not s["success"]:
-        return f"{s['partition']}: FAILED ({s.get('error', 'see the run in the Dagster UI')})"
-    shows = ", ".join(f"{v} {k}" for k, v in s.get("shows", {}).items() if v)
-    return (f"{s['partition']}: {shows or 'nothing listed'}; "
+        return f"{s['partition']}: FAILED - {s.get('error', 'see the run in the Dagster UI')}"
+    outcomes = ", ".join(f"{v} {k}" for k, v in s.get("shows", {}).items() if v)
+    listed, waiting = s.get("listed", 0), s.get("waiting_for_name", 0)
+    if not outcomes and not listed:
+        return f"{s['partition']}: nothing listed"
+    text = outcomes or f"{listed} listed"
+    if waiting:
+        count = "" if waiting == listed and not outcomes else f"{waiting} "
+        text += (f", {count}waiting for a {s.get('waits_for', 'brand or city')} name"
+                 f" ({program} names list)")
+    if not outcomes:
+        return f"{s['partition']}: {text}"
+    return (f"{s['partition']}: {text}; "
             f"{s.get('images_stored', 0)} photos stored, {s.get('images_missing', 0)} missing")
+
+
+def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
+    """The whole crawl in one line: runs, failures, drafts created, photos, waiting."""
+    failed = sum(not s["success"] for s in summaries)
+    created = sum(s.get("shows", {}).get("created", 0) for s in summaries)
+    stored = sum(s.get("images_stored", 0) for s in summaries)
+    missing = sum(s.get("images_missing", 0) for s in summaries)
+    waiting = sum(s.get("waiting_for_name", 0) for s in summaries)
+    return (f"{len(summaries)} crawls, {failed} failed: {created} drafts created, {stored}"
+            f" photos stored, {missing} missing; {waiting} articles wait for a name")

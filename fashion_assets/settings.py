@@ -136,6 +136,19 @@ def home_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(setting(os.environ if env is None else env, "FASHION_HOME")).expanduser().resolve()
 
 
+def dagster_home(env: Mapping[str, str] | None = None) -> Path:
+    """The Dagster instance folder of the ``fashion-assets`` command: ``DAGSTER_HOME`` when set,
+    else ``FASHION_HOME/dagster``.
+
+    The one place that decides it: ``crawl`` and ``demo`` run on this instance and ``status``
+    and ``review serve`` read its queue, so they must agree on it with or without
+    ``DAGSTER_HOME`` (Dagster itself reads only ``DAGSTER_HOME``).
+    """
+    env = os.environ if env is None else env
+    explicit = env.get("DAGSTER_HOME", "").strip()
+    return Path(explicit).expanduser() if explicit else home_dir(env) / "dagster"
+
+
 def database_url(env: Mapping[str, str] | None = None) -> str:
     env = os.environ if env is None else env
     return setting(env, "FASHION_DATABASE_URL") or f"sqlite:///{home_dir(env) / 'catalog.db'}"

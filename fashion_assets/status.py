@@ -30,7 +30,7 @@ from fashion_assets.storage import open_store
 DRAFT_STATUSES = ("pending", "approved", "rejected", "promoted")
 MAX_QUEUED_LISTED = 100
 """Queued runs listed (longest waiting first); the count covers the rest."""
-NO_INSTANCE_NOTE = "no Dagster instance (DAGSTER_HOME unset): queued runs not counted"
+NO_INSTANCE_NOTE = "no Dagster instance: queued runs not counted"
 
 
 def crawler_status(engine: Engine, instance: Any = None, *, now: datetime | None = None,

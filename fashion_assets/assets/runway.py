@@ -38,6 +38,7 @@ from fashion_assets.crawl.runway import (
     ingest_shows,
 )
 from fashion_assets.domain.hosts import HostPolicy
+from fashion_assets.domain.ingest import Outcome
 from fashion_assets.partitions import brand_partitions, runway_season_partitions
 from fashion_assets.progress import CrawlProgress, ProgressLog
 from fashion_assets.report import ingest_counts, markdown_table
@@ -87,8 +88,7 @@ def runway_show_listings(context: AssetExecutionContext, catalog: CatalogResourc
     site = vogue.site()
     brands = context.partition_keys
     listings, failed = [], []
-    for brand in brands:
-        runway_catalog.add_brand(engine, brand)
+    for brand in brands:  # each brand is registered in the catalog once its listing is read
         try:
             listings.append(_list_brand(context, engine, site, vogue, crawler, brand))
         except ListingError as exc:
@@ -96,11 +96,13 @@ def runway_show_listings(context: AssetExecutionContext, catalog: CatalogResourc
                 with listing_failures():
                     raise
             # A batch goes on with its other brands: the failure is in the ingest log.
-            context.log.error(str(exc))
+            context.log.warning(f"{exc}; the batch goes on with its other brands")
             failed.append((brand, str(exc)))
     return MaterializeResult(metadata={
         "brands": len(brands),
         "failed_brands": len(failed),
+        # Every entry the listing pages hold, readable or not: "nothing listed" means none.
+        "listed": sum(len(listing.shows) + len(listing.skipped) for listing in listings),
         "shows": sum(len(listing.shows) for listing in listings),
         "new_shows": sum(listing.new_shows for listing in listings),
         "skipped_entries": sum(len(listing.skipped) for listing in listings),
@@ -206,6 +208,7 @@ def impression_runway_listings(context: AssetExecutionContext, catalog: CatalogR
         context.log.warning(f"{season}: skipped listing entry: {note}")
     return MaterializeResult(metadata={
         "pages": listing.pages,
+        "listed": len(listing.shows) + len(listing.held) + len(listing.skipped),
         "shows": len(listing.shows),
         "new_shows": listing.new_shows,
         "waiting_for_name": len(waiting),
@@ -342,9 +345,13 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
                             heartbeat_s=crawler.heartbeat_seconds)
 
     def on_result(result: ShowResult) -> None:
+        # A repair may fetch photos the draft holds already (under new URLs): it says how
+        # many of those it fetched were new to the draft.
+        stored = (f"{result.photos_added} photos added of {result.images_stored} fetched"
+                  if result.outcome in (Outcome.REPAIRED, Outcome.UNREPAIRED)
+                  else f"{result.images_stored} stored")
         progress.add(f"{result.show.brand_slug} {result.show.season_code}: "
-                     f"{result.outcome.value} ({result.images_stored} stored, "
-                     f"{result.images_missing} missing)"
+                     f"{result.outcome.value} ({stored}, {result.images_missing} missing)"
                      f"{' - ' + result.reason if result.reason else ''}")
         handled = result.images_stored + result.images_missing
         tracker.show_done(f"{result.show.brand_slug} {result.show.season_code}",

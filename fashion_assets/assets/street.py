@@ -63,6 +63,7 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
         "city": listing.city or "",
         "period": f"{listing.period.year:04d}-{listing.period.month:02d}",
         "pages": listing.pages,
+        "listed": len(listing.articles) + len(listing.skipped),  # waiting ones included
         "articles": len(listing.articles),
         "new_articles": listing.new_articles,
         "waiting_for_name": sum(h.outcome == "waiting_for_name" for h in listing.held),

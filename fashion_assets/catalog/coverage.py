@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, text
@@ -177,6 +177,52 @@ _GIVEN_UP = ("SELECT s.id, s.brand_slug, s.source_url, r.attempts, r.gave_up_at,
 
 def _given_up(rows: Iterable[Any]) -> list[GivenUp]:
     return [GivenUp(int(i), str(b), str(u), int(a), str(g), str(r)) for i, b, u, a, g, r in rows]
+
+
+@dataclass(frozen=True)
+class IncompleteShow:
+    """One show the coverage sensor repairs or gave up on, as ``coverage list`` shows it."""
+
+    show_id: int
+    source: str
+    brand_slug: str
+    season_code: str
+    source_url: str
+    stored: int  # photos stored, of the draft or the catalog entry (``show_coverage``)
+    expected: int  # 0: the source gave no count
+    attempts: int  # the sensor's re-fetches so far
+    next_attempt_at: str | None  # ISO 8601 UTC; None: due now (or given up)
+    gave_up_at: str | None  # ISO 8601 UTC; None: not given up
+    reason: str  # why it was given up
+
+
+def incomplete_shows(engine: Engine, rules: CoverageRules, *, limit: int = 100
+                     ) -> list[IncompleteShow]:
+    """Up to ``limit`` incomplete shows with their counts and the sensor's attempts: those it
+    still repairs first (due ones, then by next attempt), then those it gave up on, latest
+    first. Counts and rule are the sensor's own (``coverage_sql``, ``incomplete_sql``)."""
+    subject, expected, stored = coverage_sql(CoverageColumns())
+    sql = text(
+        f"SELECT s.id, s.source, s.brand_slug, s.season_code, s.source_url, {stored},"
+        f" {expected}, COALESCE(r.attempts, 0), r.next_attempt_at, r.gave_up_at,"
+        f" COALESCE(r.reason, ''){SHOW_JOINS} LEFT JOIN coverage_repairs r ON r.show_id = s.id"
+        f" WHERE ({subject} AND {incomplete_sql(expected, stored, rules)})"
+        " OR r.gave_up_at IS NOT NULL"
+        " ORDER BY CASE WHEN r.gave_up_at IS NULL THEN 0 ELSE 1 END, r.gave_up_at DESC,"
+        " CASE WHEN r.next_attempt_at IS NULL THEN 0 ELSE 1 END, r.next_attempt_at, s.id"
+        " LIMIT :limit")
+    with engine.connect() as conn:
+        rows = conn.execute(sql, {"limit": limit}).all()
+    return [IncompleteShow(int(i), str(src), str(b), str(season), str(url), int(st), int(ex),
+                           int(a), _iso(next_at), _iso(gave_up), str(reason))
+            for i, src, b, season, url, st, ex, a, next_at, gave_up, reason in rows]
+
+
+def _iso(value: datetime | str | None) -> str | None:
+    """A catalog timestamp (naive UTC; text on SQLite) as ISO 8601 with its zone."""
+    if value is None:
+        return None
+    return utc_naive(value).replace(tzinfo=UTC).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from fashion_assets.domain.coverage import (
     merge_expected,
     show_coverage,
 )
-from fashion_assets.domain.ingest import Outcome, repair_outcome
+from fashion_assets.domain.ingest import Outcome, photos_added, repair_outcome
 from fashion_assets.domain.promotion import CONTRIBUTING_STATUSES
 from fashion_assets.domain.runway import RunwayEntityKey, RunwayShow, SourceKey
 
@@ -360,15 +360,19 @@ def draft_photos(engine: Engine, draft_id: int) -> list[DraftPhoto]:
 @dataclass(frozen=True)
 class RepairWrite:
     outcome: Outcome
-    draft_photos_added: int  # photos downloaded and written to the draft
+    draft_photos_added: int  # photos the draft has more than before (``photos_added``)
     entry_photos_added: int  # photos its catalog entry gained by the merge (0: no entry)
     complete: bool  # the show's coverage after the repair
 
 
 def repair_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
                  missing: Sequence[MissingImage], log: LogEntry,
-                 rules: CoverageRules) -> RepairWrite:
+                 rules: CoverageRules, *, held: Mapping[int, str]) -> RepairWrite:
     """Add the photos a repair downloaded to the show's draft, all or nothing.
+
+    ``held`` is what the draft had before: its photos whose objects are in the store
+    (position -> source URL); the outcome is ``repaired`` only when the draft has more of
+    them afterwards (``photos_added``) or its catalog entry gained some.
 
     Each photo takes its manifest position (a row at that position, or with the same
     source URL, is replaced: its object was gone from the store). The draft's expected
@@ -412,12 +416,13 @@ def repair_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
         if complete:
             conn.execute(text("DELETE FROM coverage_repairs WHERE show_id = :id"),
                          {"id": show.id})
-        outcome = repair_outcome(draft_photos_added=len(images), entry_photos_added=entry_added)
+        added = photos_added(held, [(i.position, i.source_image_url) for i in images])
+        outcome = repair_outcome(draft_photos_added=added, entry_photos_added=entry_added)
         note = f"the catalog entry gained {entry_added} photos" if entry_added else ""
         write_log_in(conn, [replace(log, outcome=outcome.value, draft_id=draft_id,
                                     images_stored=len(images), images_missing=len(missing),
                                     reason="; ".join(n for n in (log.reason, note) if n))])
-    return RepairWrite(outcome, len(images), entry_added, complete)
+    return RepairWrite(outcome, added, entry_added, complete)
 
 
 def _complete_now(conn: Connection, show: ShowRow, rules: CoverageRules) -> bool:

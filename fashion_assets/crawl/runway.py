@@ -84,15 +84,23 @@ class ShowResult:
     images_missing: int = 0
     reason: str = ""
     entry_photos_added: int = 0  # a repair's merge into the catalog entry
+    photos_added: int = 0  # a repair's: photos the draft has more (``photos_added``)
 
 
 async def crawl_listing(fetcher: Fetcher, site: SourceSite, engine: Engine, brand_slug: str,
                         *, run_id: str, max_page_bytes: int) -> ListingResult:
-    """Fetch the brand's designer page and record every show it lists (no show limit)."""
+    """Fetch the brand's designer page and record every show it lists (no show limit).
+
+    The brand is registered in the catalog only once its page was read: a slug the source
+    does not know (a typo, a designer Vogue does not have) leaves no brand behind for every
+    later crawl to fail on.
+    """
     fetched = await fetcher.fetch(site.url(vogue.designer_path(brand_slug)),
                                   max_bytes=max_page_bytes)
     if not fetched.ok:
         _log_listing_failure(engine, site, brand_slug, run_id, f"{fetched.error}: {fetched.detail}")
+        if fetched.error == "not_found":
+            raise ListingError(f"no such designer on Vogue: {brand_slug} ({fetched.detail})")
         raise ListingError(f"listing of {brand_slug} not fetched: {fetched.error}: "
                            f"{fetched.detail}", transient=is_transient(str(fetched.error)))
     try:
@@ -100,6 +108,7 @@ async def crawl_listing(fetcher: Fetcher, site: SourceSite, engine: Engine, bran
     except vogue.PageParseError as exc:
         _log_listing_failure(engine, site, brand_slug, run_id, f"{exc.reason}: {exc}")
         raise ListingError(f"listing of {brand_slug} unreadable: {exc}") from None
+    await asyncio.to_thread(catalog.add_brand, engine, brand_slug)
     shows, skipped = [], list(page.skipped)
     for position, listed in enumerate(page.shows, start=1):
         try:
@@ -254,16 +263,18 @@ async def _repair_show(fetcher: Fetcher, store: ObjectStore, engine: Engine, sho
     have = await asyncio.to_thread(catalog.draft_photos, engine, show.draft_id)
     try:
         gone = await asyncio.to_thread(store.missing, [p.object_key for p in have])
-        present = {p.source_image_url for p in have if p.object_key not in gone}
+        held = {p.position: p.source_image_url for p in have if p.object_key not in gone}
+        present = set(held.values())
         wanted = [image for image in manifest if image.url not in present]
         stored, missing = await store_photos(fetcher, store, wanted, limits, photo_slots)
     except OSError as exc:  # StoreError or a disk error: nothing written, the next run retries
         return await _record(engine, show, entry, Outcome.FAILED, f"store error: {exc}")
     note = missing_note(missing)
     write = await asyncio.to_thread(catalog.repair_draft, engine, show, stored, missing,
-                                    replace(entry, reason=note), limits.coverage)
+                                    replace(entry, reason=note), limits.coverage, held=held)
     return ShowResult(show, write.outcome, show.draft_id, len(stored), len(missing), note,
-                      entry_photos_added=write.entry_photos_added)
+                      entry_photos_added=write.entry_photos_added,
+                      photos_added=write.draft_photos_added)
 
 
 async def _record(engine: Engine, show: ShowRow, entry: LogEntry, outcome: Outcome,

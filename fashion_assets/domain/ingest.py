@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -78,9 +78,28 @@ def decide_ingest(*, source_key_drafted: bool, entity_in_catalog: bool,
     return IngestDecision(Action.CREATE, None, "")
 
 
+def photos_added(held: Mapping[int, str], fetched: Iterable[tuple[int, str]]) -> int:
+    """How many photos a repair gave a draft: its photos after the write minus before.
+
+    ``held`` is the draft's photos whose objects are in the store (position -> source URL);
+    ``fetched`` the photos the repair stored, as (position, source URL). A fetched photo
+    takes its position, replacing the draft's photo there or the one from the same URL, as
+    the write does. Counting downloads instead would call a show repaired when the source
+    only moved its photos to new URLs (a new CDN host, another width): the same photos are
+    fetched and written again, and the draft has not one more than before.
+    """
+    fetched = list(fetched)
+    positions = {position for position, _ in fetched}
+    urls = {url for _, url in fetched}
+    kept = {position for position, url in held.items()
+            if position not in positions and url not in urls}
+    return len(kept | positions) - len(held)
+
+
 def repair_outcome(*, draft_photos_added: int, entry_photos_added: int) -> Outcome:
-    """``repaired`` when the draft or its catalog entry gained a photo, else ``unrepaired``
-    (the photos the show lacks could not be fetched: the coverage sensor backs off)."""
+    """``repaired`` when the draft or its catalog entry gained a photo (``photos_added``),
+    else ``unrepaired``: photos fetched again in place of ones the draft held do not count,
+    and the photos the show lacks could not be fetched, so the coverage sensor backs off."""
     if draft_photos_added > 0 or entry_photos_added > 0:
         return Outcome.REPAIRED
     return Outcome.UNREPAIRED

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,9 @@ def cli_env(tmp_path: Path, database_url: str, replica: ReplicaServer,
             monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     env = pipeline_env(tmp_path, database_url, "", replica,
                        DAGSTER_HOME=str(tmp_path / "dagster"))
+    # No telemetry (these machines have no internet): nor its notice in the output read.
+    (tmp_path / "dagster").mkdir()
+    (tmp_path / "dagster" / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("FASHION_STORE_URL", raising=False)
@@ -144,10 +148,88 @@ def test_crawl_all_runs_the_brands_in_batches_and_coverage_is_listed_and_retried
                           " re-fetches: 9 photos missing (not_found x 9)')"), {"s": show_id})
     engine.dispose()
 
+    code, out = run("coverage", "list", "--json")
+    assert code == 0, out
+    listed = json.loads(out)
+    shows = listed["shows"]
+    assert listed["given_up"] == 1 and len(shows) == listed["incomplete"] + 1 > 1
+    assert all(s["brand_slug"] == HOSTILE_BRAND and s["season_code"] for s in shows)
+    *repairing, given_up = shows  # the shows still repaired first, then those given up
+    assert (given_up["show_id"], given_up["attempts"]) == (show_id, 5)
+    assert "not_found x 9" in given_up["reason"] and given_up["next_attempt_at"] is None
+    assert not any(s["gave_up_at"] for s in repairing)
     code, out = run("coverage", "list")
     assert code == 0 and "1 given up" in out and "not_found x 9" in out, out
+    header, *lines = out.splitlines()
+    assert header.startswith(f"{listed['incomplete']} incomplete shows")
+    assert [line.split("\t")[:5] for line in lines] == [
+        [f"show {s['show_id']}", HOSTILE_BRAND, s["season_code"], "vogue",
+         f"{s['stored']}/{s['expected'] or '?'} photos"] for s in shows]
+    assert lines[0].endswith("\tdue now (never re-fetched)")
+    assert lines[-1].split("\t")[5].startswith(f"gave up {given_up['gave_up_at']} after 5 "
+                                                "re-fetches: still incomplete")
+    code, out = run("coverage", "list", "--limit", "2")
+    assert out.splitlines()[-1] == f"... and {len(shows) - 2} more (--limit)"
     assert "gave up" in run("status")[1]
     assert run("coverage", "retry")[0] == 2
     code, out = run("coverage", "retry", "--brand", HOSTILE_BRAND)
     assert code == 0 and out.startswith("1 given-up shows"), out
     assert "0 given up" in run("coverage", "list")[1]
+
+
+def test_a_designer_the_source_does_not_have_fails_in_one_line_and_is_not_registered(
+        cli_env: dict[str, str]) -> None:
+    """The README's ``crawl --brand chloe`` on a source without Chloé: no stack trace, no
+    brand or partition left for every later crawl to fail on."""
+    from dagster import DagsterInstance
+
+    code, out = run("crawl", "--brand", "chloe")
+
+    assert code == 1
+    assert out.splitlines() == ["chloe: FAILED - no such designer on Vogue: chloe (HTTP 404)"]
+    assert run("brands", "list") == (0, "")
+    with DagsterInstance.from_config(cli_env["DAGSTER_HOME"]) as instance:
+        assert "chloe" not in instance.get_dynamic_partitions("brands")
+    [(stage, outcome, reason)] = query(cli_env["FASHION_DATABASE_URL"],
+                                       "SELECT stage, outcome, reason FROM ingest_log")
+    assert (stage, outcome, reason) == ("listing", "failed", "not_found: HTTP 404")
+
+
+def test_crawl_prints_progress_per_show_and_dagster_events_only_when_verbose(
+        cli_env: dict[str, str], replica: ReplicaServer) -> None:
+    brand = normal_brands(replica)[0]
+    photos = sum(len(s.photos) for s in brand.shows)
+
+    code, out = run("crawl", "--brand", brand.slug)
+
+    assert code == 0, out
+    assert f"[{len(brand.shows)}/{len(brand.shows)}] {brand.slug} " in out
+    assert "RUN_START" not in out and " - dagster - " not in out, out
+    assert out.splitlines()[-1] == (f"{brand.slug}: {len(brand.shows)} created; {photos} photos"
+                                    " stored, 0 missing")
+
+    code, out = run("crawl", "--brand", brand.slug, "--verbose")
+    assert code == 0, out
+    assert "RUN_START" in out and "STEP_SUCCESS" in out
+
+
+def test_status_reads_the_instance_crawl_runs_on_without_dagster_home(
+        cli_env: dict[str, str], replica: ReplicaServer, monkeypatch: pytest.MonkeyPatch
+        ) -> None:
+    home = Path(cli_env["FASHION_HOME"]) / "dagster"
+    shutil.rmtree(home)  # the fixture's instance folder: nothing crawled here yet
+    monkeypatch.delenv("DAGSTER_HOME")
+
+    code, out = run("status", "--json")
+    assert code == 0, out
+    assert json.loads(out)["crawler"]["queue_note"] == (
+        f"no Dagster instance in {home} yet: queued runs not counted")
+    assert not home.exists()  # status only reads
+
+    assert run("crawl", "--brand", normal_brands(replica)[0].slug)[0] == 0
+    assert (home / "dagster.yaml").is_file()  # FASHION_HOME/dagster: crawl's default
+    monkeypatch.delenv("DAGSTER_HOME")  # crawl exports it for its workers
+
+    code, out = run("status", "--json")
+    assert code == 0, out
+    assert json.loads(out)["crawler"]["queue_note"] == ""  # the same instance, found

@@ -127,6 +127,45 @@ def test_a_show_missing_8_photos_is_repaired_with_8_downloads_and_complete_ones_
     assert all(show.path not in replica.stats().by_path for show in brand.shows)
 
 
+def test_photos_fetched_again_from_new_urls_leave_a_show_unrepaired(
+        tmp_path: Path, database_url: str, replica: ReplicaServer,
+        dagster_instance: DagsterInstance) -> None:
+    """The demo's crawl, then ``replica serve`` and ``crawl --all``: the same site on other
+    ports, so every photo URL of an incomplete show is new. Its photos are fetched again,
+    but the draft gains none: the outcome is ``unrepaired``, not ``repaired``."""
+    store_url = f"file://{tmp_path / 'objects'}"
+    brand = replica.site.brands[0]
+    show = brand.shows[0]
+    [first] = crawl_brands([brand.slug], dagster_instance,
+                           pipeline_env(tmp_path, database_url, store_url, replica))
+    assert first["success"] and first["shows"]["created"] == len(brand.shows), first
+    engine = catalog_engine(database_url)
+    with engine.begin() as conn:  # the source now says the show has 20 photos: incomplete
+        conn.execute(text("UPDATE runway_show_manifests SET expected_images = 20 WHERE show_id"
+                          " = (SELECT id FROM runway_shows WHERE source_url = :u)"),
+                     {"u": source_url(show.path)})
+    photos_sql = ("SELECT i.position, i.object_key FROM brand_runway_draft_images i JOIN"
+                  " brand_runway_drafts d ON d.id = i.draft_id WHERE d.source_url = :u"
+                  " ORDER BY i.position")
+    before = query(database_url, photos_sql, u=source_url(show.path))
+    moved = start_replica(replica.site)  # the same site, on other ports
+    try:
+        [second] = crawl_brands([brand.slug], dagster_instance,
+                                pipeline_env(tmp_path, database_url, store_url, moved))
+        downloads = photo_downloads(moved.stats())
+    finally:
+        moved.stop()
+
+    assert second["success"], second
+    assert downloads == len(show.photos)  # every photo fetched again, from its new URL
+    assert query(database_url, photos_sql, u=source_url(show.path)) == before
+    assert second["shows"]["repaired"] == 0 and second["shows"]["unrepaired"] == 1, second
+    [(outcome, stored)] = query(
+        database_url, "SELECT outcome, images_stored FROM ingest_log WHERE stage = 'ingest'"
+        " AND source_url = :u ORDER BY id DESC LIMIT 1", u=source_url(show.path))
+    assert (outcome, stored) == ("unrepaired", len(show.photos))
+
+
 def test_photos_deleted_from_the_entry_alone_come_back_without_a_download(
         tmp_path: Path, database_url: str, big_replica: ReplicaServer,
         dagster_instance: DagsterInstance) -> None:

@@ -116,6 +116,12 @@ def test_the_status_command_leads_with_the_status_line(
     monkeypatch.delenv("DAGSTER_HOME")
     result = CliRunner().invoke(main, ["status"], catch_exceptions=False)
     assert result.output.splitlines()[0] == (
-        f"crawler: running 1, queued 0, pending review 0 ({NO_INSTANCE_NOTE})")
+        "crawler: running 1, queued 0, pending review 0 (no Dagster instance in "
+        f"{tmp_path / 'dagster'} yet: queued runs not counted)")
     result = CliRunner().invoke(main, ["status", "--json"], catch_exceptions=False)
     assert '"line": "crawler: running 1, queued 0, pending review 0"' in result.output
+
+    # Without DAGSTER_HOME, the instance crawl runs on (FASHION_HOME/dagster) is read.
+    (tmp_path / "dagster").symlink_to(dagster_home["home"])
+    result = CliRunner().invoke(main, ["status"], catch_exceptions=False)
+    assert result.output.splitlines()[0] == "crawler: running 1, queued 1, pending review 0"

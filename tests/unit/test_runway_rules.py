@@ -9,6 +9,7 @@ from fashion_assets.domain.ingest import (
     Outcome,
     count_outcomes,
     decide_ingest,
+    photos_added,
     repair_outcome,
     show_failure,
 )
@@ -104,6 +105,35 @@ def test_a_repair_is_repaired_when_anything_gained_a_photo(
         draft_added: int, entry_added: int, outcome: Outcome) -> None:
     assert repair_outcome(draft_photos_added=draft_added, entry_photos_added=entry_added) \
         is outcome
+
+
+HELD = {1: "https://cdn-a/1.jpg", 2: "https://cdn-a/2.jpg", 3: "https://cdn-a/3.jpg"}
+
+
+@pytest.mark.parametrize(("fetched", "added"), [
+    # the source moved its photos to new URLs: fetched again, in place, nothing gained
+    ([(1, "https://cdn-b/1.jpg"), (2, "https://cdn-b/2.jpg"), (3, "https://cdn-b/3.jpg")], 0),
+    ([(4, "https://cdn-a/4.jpg"), (5, "https://cdn-a/5.jpg")], 2),  # photos the draft lacked
+    ([(1, "https://cdn-b/1.jpg"), (4, "https://cdn-b/4.jpg")], 1),  # one of each
+    ([(4, "https://cdn-a/3.jpg")], 0),  # a photo that moved to another position
+    ([], 0),
+])
+def test_a_repair_adds_only_photos_the_draft_did_not_hold(
+        fetched: list[tuple[int, str]], added: int) -> None:
+    assert photos_added(HELD, fetched) == added
+
+
+def test_a_photo_whose_object_was_gone_counts_as_added_when_fetched_again() -> None:
+    held_in_store = {p: u for p, u in HELD.items() if p != 2}  # photo 2's object is gone
+
+    assert photos_added(held_in_store, [(2, HELD[2])]) == 1
+
+
+def test_photos_fetched_again_under_new_urls_leave_the_show_unrepaired() -> None:
+    moved = [(p, u.replace("cdn-a", "cdn-b")) for p, u in HELD.items()]
+
+    assert repair_outcome(draft_photos_added=photos_added(HELD, moved),
+                          entry_photos_added=0) is Outcome.UNREPAIRED
 
 
 @pytest.mark.parametrize(("expected", "stored", "reasons", "fails"), [

@@ -21,6 +21,17 @@ def test_defaults_put_everything_under_the_data_folder(tmp_path: Path) -> None:
     assert settings.home_dir({}) == Path(".fashion").resolve()
 
 
+def test_the_dagster_instance_is_dagster_home_else_under_the_data_folder(
+        tmp_path: Path) -> None:
+    """One rule for crawl (which creates it) and status (which reads its queue)."""
+    assert settings.dagster_home({"FASHION_HOME": str(tmp_path)}) == tmp_path / "dagster"
+    assert settings.dagster_home({"FASHION_HOME": str(tmp_path), "DAGSTER_HOME": " "}) == (
+        tmp_path / "dagster")
+    assert settings.dagster_home({"FASHION_HOME": str(tmp_path),
+                                  "DAGSTER_HOME": "/srv/dagster"}) == Path("/srv/dagster")
+    assert settings.dagster_home({}) == Path(".fashion").resolve() / "dagster"
+
+
 def test_the_readme_documents_every_setting_with_its_default() -> None:
     readme = README.read_text()
     for setting in settings.SETTINGS:
