@@ -5,6 +5,16 @@ between script tags, the spacing around ``=`` changes, decoy scripts mention the
 is escaped as ``\\u002F``, free text holds ``{``, ``}`` and ``;``, galleries come in any order
 and unknown keys sit everywhere. Each variation is chosen by a stable hash of the brand or
 page path, so a page renders identically on every run.
+
+Show pages follow the real page of ``shared/real_pages/`` point by point, so that a parser
+right on the replica is right on the site: ``hed`` is a link holding the designer, ``subHed``
+a link holding the season in capitals, ``reviewTitle`` both, ``pubDate`` the only date and no
+``brand``; image sources carry ``aspectRatio``, ``width``, ``url`` and ``srcset`` (no
+``height``); galleries carry ids; captions read ``Look N``, ``Detail Look N``...; Details
+items carry ``lookNumber`` on some shows only; the review is JsonML; and
+``runwayRecommendations`` links to other shows, which a crawler must not take for looks.
+Season pages follow the real one too (``runwaySeasonContent``); designer and directory pages
+keep the shapes of ``shared/sources.md``, since no real one is public.
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ from itertools import groupby
 from typing import Any
 
 from fashion_assets.replica.site import (
+    HOSTILE_BRAND,
     ROBOTS_BLOCKED_BRAND,
     SIZE_WIDTHS,
     ReplicaBrand,
@@ -32,6 +43,19 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # How the assignment is spelled on different pages; decoders must not care.
 _ASSIGNMENTS = (" = ", "=", " =", "= ", "  =\n  ")
 _AFTER_STATE = (";", ';\nwindow.__APP_VERSION__ = "4.12.0";', ";  ")
+# Gallery ids and slideshow slugs as the real show page writes them.
+_GALLERY_IDS = {
+    "Collection": ("gallery-collection", "collection"),
+    "Details": ("gallery-detail", "details"),
+    "Beauty": ("gallery-beauty", "beauty"),
+    "Front Row": ("gallery-front-row", "front-row"),
+}
+# Captions per gallery: "Look 3", "Detail Look 3", "Beauty Look 3", "Front Row Look 3".
+_CAPTION_PREFIXES = {"Collection": "", "Details": "Detail "}
+# A real season carries about a hundred recommendations; a few make the point.
+_RECOMMENDATIONS = 6
+# The real season page highlights ten shows.
+_CURATED_SHOWS = 10
 _GALLERY_ORDERS = (
     ("Collection", "Details", "Beauty", "Front Row"),
     ("Details", "Collection", "Beauty", "Front Row"),
@@ -82,10 +106,18 @@ def _state_text(state: dict[str, Any]) -> str:
 
 
 def _sources(cdn_base: str, photo: ReplicaPhoto, widths: Iterable[int]) -> dict[str, Any]:
-    wanted = set(widths)
+    """One source per size, as the real page: no ``height``, and a ``srcset`` of every width
+    up to the size's own."""
+    wanted = sorted(set(widths))
     return {
-        size: {"url": _source_url(cdn_base, photo, width), "width": width,
-               "height": width * 4 // 3}
+        size: {
+            "aspectRatio": "master",
+            "width": width,
+            "url": _source_url(cdn_base, photo, width),
+            "srcset": ", ".join(
+                f"{_source_url(cdn_base, photo, w)} {w}w" for w in wanted if w <= width
+            ),
+        }
         for size, width in SIZE_WIDTHS.items()
         if width in wanted
     }
@@ -99,13 +131,8 @@ def _source_url(cdn_base: str, photo: ReplicaPhoto, width: int) -> str:
 
 
 def _image(cdn_base: str, photo: ReplicaPhoto, alt: str, widths: Iterable[int]) -> dict[str, Any]:
-    return {
-        "id": photo.photo_id,
-        "contentType": "photo",
-        "altText": alt,
-        "credit": "Photo: Courtesy of the designer",
-        "sources": _sources(cdn_base, photo, widths),
-    }
+    """An image as real pages give it: no id of its own, the photo id lives in the URLs."""
+    return {"altText": alt, "contentType": "photo", "sources": _sources(cdn_base, photo, widths)}
 
 
 def _document(title: str, scripts: list[str], body: str) -> str:
@@ -177,7 +204,8 @@ def render_designer(brand: ReplicaBrand, cdn_base: str) -> str:
         "coreDataLayer": {"content": {"contentType": "designer"}},
     }
     teasers = "".join(
-        f'<a href="{escape(show.path)}"><img src="{escape(image_url(cdn_base, show.cover, 320))}"'
+        f'<a href="{escape(show.path)}">'
+        f'<img src="{escape(image_url(cdn_base, show.cover, show.cover.widths[0]))}"'
         f' alt="{escape(show.title[:200])}"></a>'
         for show in brand.shows[:_TEASERS]
     )
@@ -240,40 +268,157 @@ def render_directory(site: ReplicaSite) -> str:
     )
 
 
+def _group_order(letter: str) -> tuple[bool, str]:
+    """Season pages list letters first and ``#`` (names starting otherwise) last."""
+    return (letter == "#", letter)
+
+
+def _analytics_slug(slug: str) -> str:
+    return slug.replace("-", "_")
+
+
+def render_season(site: ReplicaSite, season_slug: str, cdn_base: str) -> str | None:
+    """``/fashion-shows/<season>``: every show of a season, as the real season page lists
+    them (``runwaySeasonContent.allShows[].links[]`` by designer initial, and a few
+    ``curatedShows``); None when no show has that season, so the server answers 404.
+    """
+    shows = [show for show in site.iter_shows() if show.season_slug == season_slug]
+    if not shows:
+        return None
+    names = {brand.slug: brand.name for brand in site.brands}
+    named = sorted(shows, key=lambda show: names[show.brand_slug].casefold())
+    named.sort(key=lambda show: _group_order(_directory_group(names[show.brand_slug])))
+    event = f"runway-seasonshowsnav-{_analytics_slug(season_slug)}"
+    groups = [
+        {
+            "groupName": letter,
+            "links": [
+                {
+                    "text": names[show.brand_slug],
+                    "url": show.path,
+                    "isSecondary": True,
+                    "analyticsEvent": f"{event}-{_analytics_slug(show.brand_slug)}",
+                }
+                for show in members
+            ],
+        }
+        for letter, members in groupby(
+            named, key=lambda show: _directory_group(names[show.brand_slug])
+        )
+    ]
+    regular = [show for show in shows if show.brand_slug != HOSTILE_BRAND] or shows
+    curated = [
+        {
+            "hed": names[show.brand_slug],
+            "url": show.path,
+            "image": _image(cdn_base, show.cover, names[show.brand_slug], show.cover.widths[:2]),
+            "isLive": False,
+            "customMessage": "",
+            "analyticsEvent": "runway-season-curated",
+        }
+        for show in regular[:_CURATED_SHOWS]
+    ]
+    title = regular[0].title
+    state = {
+        "transformed": {
+            "runwaySeasonContent": {
+                "name": title,
+                "subHed": "Highlights",
+                "curatedShows": curated,
+                "allShows": groups,
+            }
+        }
+    }
+    links = "".join(
+        f'<a href="{escape(show.path)}">{escape(names[show.brand_slug])}</a>' for show in named
+    )
+    return _page(f"/fashion-shows/{season_slug}", title, _state_text(state), f"<nav>{links}</nav>")
+
+
 def _gallery_items(
-    cdn_base: str, title: str, photos: tuple[ReplicaPhoto, ...]
+    cdn_base: str, show: ReplicaShow, title: str, photos: tuple[ReplicaPhoto, ...]
 ) -> list[dict[str, Any]]:
+    """A gallery's items in the real shape; Details carry ``lookNumber`` on some shows only,
+    as on the real site (the 2011 page has none), and it counts details, not looks."""
+    slug = _GALLERY_IDS[title][1]
+    prefix = _CAPTION_PREFIXES.get(title, f"{title} ")
+    look_numbers = title == "Details" and _variant(show.path + "#lookNumber", 2) == 0
     items = []
     for number, photo in enumerate(photos, start=1):
         item: dict[str, Any] = {
-            "id": f"{photo.photo_id}-slide",
+            "caption": f"{prefix}Look {number}",
+            "url": f"{show.path}/slideshow/{slug}#{number}",
             "image": _image(cdn_base, photo, f"{title} {number}", photo.widths),
-            "isSponsored": False,
+            "analyticsEvent": "runway-slideshow-viewimage",
         }
-        if title == "Collection":
-            item["caption"] = f"Look {number}"
-        elif title == "Details":
-            item["caption"] = ""
-            item["lookNumber"] = number  # counts details, not looks
-        else:
-            item["caption"] = f"{title} {number}"
+        if look_numbers:
+            item["lookNumber"] = number
         items.append(item)
     return items
 
 
-def render_show(brand: ReplicaBrand, show: ReplicaShow, cdn_base: str) -> str:
-    """``/fashion-shows/<season>/<brand>``: the galleries (looks and the rest) and the review.
+def _season_link(show: ReplicaShow) -> str:
+    return f'<a href="/fashion-shows/{escape(show.season_slug)}">{escape(show.title.upper())}</a>'
+
+
+def _designer_link(brand: ReplicaBrand) -> str:
+    return f'<a href="{escape(brand.path)}">{escape(brand.name)}</a>'
+
+
+def _pub_date(show: ReplicaShow) -> str:
+    """``September 23, 2011``: the real page's only date, written out in English."""
+    day = show.event_date
+    return f"{day:%B} {day.day}, {day.year}"
+
+
+def _jsonml_review(text: str) -> list[Any]:
+    """The review as the real page carries it: JsonML, a ``div`` of ``p`` elements."""
+    return ["div", ["p", text]]
+
+
+def recommended_shows(site: ReplicaSite, show: ReplicaShow) -> tuple[ReplicaShow, ...]:
+    """Other brands' shows a show page recommends: the same season first, as on the real
+    site, then other seasons so that a small replica still links somewhere. Hostile House is
+    left out: its pages are cases, not shows anyone recommends."""
+    others = [
+        other
+        for other in site.iter_shows()
+        if other.brand_slug not in (show.brand_slug, HOSTILE_BRAND)
+    ]
+    others.sort(key=lambda other: other.season_slug != show.season_slug)
+    return tuple(others[:_RECOMMENDATIONS])
+
+
+def _recommendation(site: ReplicaSite, show: ReplicaShow, cdn_base: str) -> dict[str, Any]:
+    brand = site.brand(show.brand_slug)
+    designer = brand.name if brand is not None else show.brand_slug
+    return {
+        "id": show.cover.photo_id,
+        "url": show.path,
+        "title": f"{designer} {show.title}",
+        "designerName": designer,
+        "seasonName": show.title,
+        "image": _image(cdn_base, show.cover, show.title, show.cover.widths[:2]),
+    }
+
+
+def render_show(site: ReplicaSite, show: ReplicaShow, cdn_base: str) -> str:
+    """``/fashion-shows/<season>/<brand>``: the galleries (looks and the rest), the review and
+    the recommendations, in the real page's shape.
 
     A hostile show's page is bent by its ``page_fault``; faults of the HTTP exchange rather
     than of the page (redirects, encodings, sizes) are the server's.
     """
+    brand = site.brand(show.brand_slug)
+    if brand is None:
+        raise ValueError(f"show {show.path} has no brand on this site")
     photos = {"Collection": show.photos} | {g.title: g.photos for g in show.side_galleries}
     order = _GALLERY_ORDERS[_variant(show.path, len(_GALLERY_ORDERS))]
     galleries = [
         {
+            "id": _GALLERY_IDS[title][0],
             "title": title,
-            "items": _gallery_items(cdn_base, title, photos.get(title, ())),
-            "layout": "grid",
+            "items": _gallery_items(cdn_base, show, title, photos.get(title, ())),
         }
         for title in order
     ]
@@ -281,21 +426,29 @@ def render_show(brand: ReplicaBrand, show: ReplicaShow, cdn_base: str) -> str:
         "transformed": {
             "runwayShowGalleries": {"galleries": galleries, "slideshowType": "runway"},
             "runwayShowContent": {
-                "sectionHeader": {"hed": show.title, "rubric": "Runway"},
-                "brand": {"name": brand.name, "slug": brand.slug},
-                "eventDate": f"{show.event_date.isoformat()}T19:00:00.000Z",
-                "pubDate": f"{show.event_date.isoformat()}T21:30:00.000Z",
-                "review": show.review,
-                "contributors": {"author": {"name": "Vogue Runway"}},
+                "sectionHeader": {"hed": _designer_link(brand), "subHed": _season_link(show)},
+                "reviewTitle": f"{brand.name} {show.title}",
+                "pubDate": _pub_date(show),
+                "review": _jsonml_review(show.review),
+                "rubric": {"name": "Runway", "url": "/fashion-shows"},
+                "contributors": {"author": {"items": [{"name": "Vogue Runway"}]}},
+            },
+            "runwayRecommendations": {
+                "collectionName": show.title,
+                "items": [
+                    _recommendation(site, other, cdn_base)
+                    for other in recommended_shows(site, show)
+                ],
             },
         },
         "coreDataLayer": {"content": {"contentType": "runwayshow", "hasVideo": show.video_only}},
     }
     teasers = "".join(
-        f'<img src="{escape(image_url(cdn_base, photo, 640))}" alt="Look {number}">'
+        f'<img src="{escape(image_url(cdn_base, photo, photo.widths[0]))}" alt="Look {number}">'
         for number, photo in enumerate(show.photos[:_TEASERS], start=1)
     )
-    body = f"<h1>{escape(show.title)}</h1><article>{escape(show.review)}</article>{teasers}"
+    header = f"<h1>{escape(brand.name)}</h1><h2>{escape(show.title)}</h2>"
+    body = f"{header}<article>{escape(show.review)}</article>{teasers}"
     fault = show.page_fault or ""
     if fault in _STATE_EDITS:
         _STATE_EDITS[fault](state)
@@ -345,20 +498,25 @@ def _items_not_list(state: dict[str, Any]) -> None:
 
 
 def _review_with_bell(state: dict[str, Any]) -> None:
-    state["transformed"]["runwayShowContent"]["review"] = "Ring\x07the bell; {twice}."
+    state["transformed"]["runwayShowContent"]["review"] = _jsonml_review(
+        "Ring\x07the bell; {twice}."
+    )
 
 
 def _control_text(state: dict[str, Any]) -> None:
+    """Control characters around every header text; inside the designer link only those that
+    read as spaces, so the designer still prefixes ``reviewTitle``."""
     content = state["transformed"]["runwayShowContent"]
     header = content["sectionHeader"]
-    header["hed"] = f"\x00{header['hed']}\x07\x1b[1m\x7f\x85\u2028\ud800"
-    content["brand"]["name"] = f"\x1b[31m{content['brand']['name']}\x1b[0m\x00"
+    header["hed"] = header["hed"].replace(">", ">\x00\x07", 1).replace("</a>", "\x7f\ud800</a>")
+    header["subHed"] = f"\x1b[31m{header['subHed']}\x1b[0m\x00"
+    content["reviewTitle"] = f"\x00{content['reviewTitle']}\x07\x1b[1m\x7f\x85\u2028\ud800"
     for item in _collection(state)["items"]:
         item["caption"] = f"\x00{item['caption']}\x07\udc00"
 
 
 # Width values no size should be read from: the page still names the sizes.
-_ABSURD_WIDTHS = {"sm": -320, "md": 0, "lg": 10**12, "xl": "1600px", "xxl": True}
+_ABSURD_WIDTHS = {"sm": -360, "md": 0, "lg": 10**12, "xl": "1280px", "xxl": True}
 
 
 def _absurd_sizes(state: dict[str, Any]) -> None:
@@ -392,7 +550,8 @@ def _junk_items(state: dict[str, Any]) -> None:
 def _duplicate_collection(state: dict[str, Any]) -> None:
     galleries = state["transformed"]["runwayShowGalleries"]["galleries"]
     details = next(gallery for gallery in galleries if gallery["title"] == "Details")
-    galleries.append({"title": " collection ", "items": details["items"], "layout": "grid"})
+    galleries.append({"id": "gallery-collection", "title": " collection ",
+                      "items": details["items"]})
 
 
 # Hostile shows whose page differs in the state's content.

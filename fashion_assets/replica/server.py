@@ -37,6 +37,7 @@ from fashion_assets.replica.pages import (
     render_directory,
     render_not_found,
     render_robots,
+    render_season,
     render_show,
 )
 from fashion_assets.replica.site import ReplicaPhoto, ReplicaSite, build_site
@@ -329,6 +330,8 @@ class _Handlers:
         if path == "/fashion-shows/designers":
             return render_directory(self.site)
         parts = path.split("/")
+        if len(parts) == 3 and parts[1] == "fashion-shows" and parts[2]:
+            return render_season(self.site, parts[2], self.cdn_url)
         if len(parts) != 4 or parts[1] != "fashion-shows":
             return None
         if parts[2] == "designer":
@@ -337,9 +340,7 @@ class _Handlers:
         show = self.site.show(path)
         if show is None:
             return None
-        brand = self.site.brand(show.brand_slug)
-        assert brand is not None  # every show belongs to a brand of the same site
-        return render_show(brand, show, self.cdn_url)
+        return render_show(self.site, show, self.cdn_url)
 
     def _impression_page_reply(self, request: web.Request) -> _Reply:
         path = request.path

@@ -44,14 +44,16 @@ LISTING_FAULTS = (
 JUNK_ENTRIES = tuple(
     case.name for case in cases_at("designer page") if case.name not in LISTING_FAULTS
 )
-# The CDN's named sizes and the width each stands for (``image.sources`` keys).
-SIZE_WIDTHS = {"sm": 320, "md": 640, "lg": 1280, "xl": 1600, "xxl": 2048}
+# The CDN's named sizes and the width each stands for (``image.sources`` keys), as on the
+# real show page: lg and xl are the same 1280. Every width serves the same bytes, so the
+# numbers cost nothing.
+SIZE_WIDTHS = {"sm": 360, "md": 1024, "lg": 1280, "xl": 1280, "xxl": 2560}
 HOSTILE_BRAND = "hostile-house"
 ROBOTS_BLOCKED_BRAND = "robots-blocked"
 SIDE_GALLERIES = ("Details", "Beauty", "Front Row")
 
-_ALL_WIDTHS = tuple(SIZE_WIDTHS.values())
-_SHORT_WIDTHS = _ALL_WIDTHS[:3]  # items that only have sm..lg
+_ALL_WIDTHS = tuple(sorted(set(SIZE_WIDTHS.values())))
+_SHORT_WIDTHS = _ALL_WIDTHS[:3]  # items that only have sm..xl
 _NEWEST_YEAR = 2026
 _MAX_SHOWS_PER_BRAND = 150  # about 40 years of shows: the title grammar's years stay plausible
 
@@ -423,14 +425,33 @@ def _slug(title: str) -> str:
     return season_slug_for(parse_show_title(title))
 
 
+def old_file_names(brand_slug: str, season_slug: str) -> bool:
+    """Whether a show's photos have the old CDN names (``00010fullscreen.jpg``).
+
+    The real site has both: a 2011 show's photos are ``<look * 10, five digits>fullscreen.jpg``
+    and newer ones ``00001-<brand>-<season>-credit-gorunway.jpg``. A stable hash picks about
+    one show in three, so that every replica, however small its years, serves both.
+    """
+    digest = hashlib.sha1(f"{brand_slug}/{season_slug}".encode()).digest()
+    return digest[0] % 3 == 0
+
+
+def _file_name(brand_slug: str, season_slug: str, role: str, number: int) -> str:
+    """A photo's CDN file name; old names repeat across a show's galleries, as on the site
+    (the photo id in the URL tells them apart)."""
+    if old_file_names(brand_slug, season_slug):
+        return f"{number * 10:05d}fullscreen.jpg"
+    label = "" if role == "look" else f"-{role}"
+    return f"{number:05d}-{brand_slug}-{season_slug}{label}-credit-gorunway.jpg"
+
+
 def _photo(
     ctx: _BrandContext, season_slug: str, role: str, number: int, fault: str | None = None
 ) -> ReplicaPhoto:
     """A photo whose id is a hash of where it sits, so ids are stable and site-unique."""
     key = f"{ctx.seed}/{ctx.slug}/{season_slug}/{role}/{number}"
     photo_id = hashlib.sha1(key.encode()).hexdigest()[:24]
-    label = "" if role == "look" else f"-{role}"
-    file_name = f"{number:05d}-{ctx.slug}-{season_slug}{label}-credit-gorunway.jpg"
+    file_name = _file_name(ctx.slug, season_slug, role, number)
     roll = ctx.rng.random()
     # Mostly JPEG as on the real CDN; WebP and PNG are rarer, and slower to encode.
     image_format = "png" if roll < 0.05 else "webp" if roll < 0.15 else "jpeg"

@@ -7,10 +7,34 @@ state script by content, decodes it with a real JSON decoder, tolerates unknown 
 missing optional fields, and skips (and reports) malformed entries instead of failing a whole
 page. It fails loudly, with a :class:`PageParseError`, only when the page does not have the
 structure it claims to have, so a broken page is never mistaken for an empty one.
+
+What real show pages taught (``shared/real_pages/``, a 2011 show saved in 2024):
+
+- ``runwayShowContent.sectionHeader.hed`` is HTML, a link to the designer page holding the
+  **designer** name; ``subHed`` is a link holding the **season** in capitals (``SPRING 2012
+  READY-TO-WEAR``); ``reviewTitle`` is designer and season in the house's case. The show
+  title is therefore the season at the end of ``reviewTitle`` (``Spring 2012
+  Ready-to-Wear``), else the text of ``subHed``; tags are stripped and entities decoded, so
+  no HTML is ever stored. The designer in ``reviewTitle`` is the house's name at the time
+  (``Paco Rabanne`` in a recommendation whose ``designerName`` is ``Rabanne``), so it is
+  not cut off by the name in ``hed``. Pages of the older shape (a plain ``hed`` holding the
+  season, no ``subHed``) are still read: ``hed`` is the title there.
+- There is no ``runwayShowContent.brand``: the designer is the text of ``hed``.
+- There is no ``eventDate``, only ``pubDate`` (``September 23, 2011``), the day the review
+  went out: ``event_date`` falls back to it, as the page gives it, since nothing better is
+  on the page. Nothing reads or stores this date today.
+- Image sources carry ``aspectRatio``, ``width``, ``url`` and ``srcset`` but no ``height``;
+  widths decide the largest size (xl and lg are both 1280 wide, xxl is 2560).
+- Galleries carry ids (``gallery-collection``, ``gallery-detail``...) besides their titles;
+  the Collection is still found by title. Captions read ``Look N`` (``Detail Look N`` in
+  Details) and give the order; ``lookNumber`` may be absent.
+- ``runwayRecommendations`` lists other houses' shows: nothing here reads it, so its links
+  are never taken for the page's own looks or for the brand's shows.
 """
 
 from __future__ import annotations
 
+import html as html_entities
 import json
 import re
 import unicodedata
@@ -54,6 +78,10 @@ _SHOW_PATH_RE = re.compile(r"/fashion-shows/(?P<season>[A-Za-z0-9-]+)/(?P<brand>
 _DESIGNER_PATH_RE = re.compile(r"/fashion-shows/designer/(?P<brand>[a-z0-9-]{1,120})")
 # `/fashion-shows/designer/<slug>` has the shape of a show path but is a designer page.
 _NOT_A_SEASON = "designer"
+# Markup inside text fields (a real `hed` is `<a href="...">Jil Sander</a>`); bounded so a
+# stray `<` in a long title cannot make the scan quadratic.
+_TAG_RE = re.compile(r"<[^<>]{0,2000}>")
+_DESIGNER_LINK_RE = re.compile(r"""<a\b[^<>]{0,2000}href=["']?[^"'<>]*/fashion-shows/designer/""")
 
 # The reason codes of this adapter's PageParseError.
 ParseErrorReason = Literal["no_state", "bad_state_json", "missing_key", "bad_value"]
@@ -92,7 +120,11 @@ class ShowImage:
 
 @dataclass(frozen=True)
 class ShowPage:
-    """A show page: its text and the looks of its Collection gallery."""
+    """A show page: its text and the looks of its Collection gallery.
+
+    ``title`` is the season title (``Spring 2012 Ready-to-Wear``), ``brand`` the designer's
+    display name and ``event_date`` the page's ``eventDate``, else its ``pubDate``, as written.
+    """
 
     title: str
     brand: str | None
@@ -181,10 +213,11 @@ def parse_show_page(html: str) -> ShowPage:
         else:
             images.append(image)
     content = _optional_mapping(state["transformed"].get("runwayShowContent"))
+    title, designer = _show_title_and_designer(content)
     return ShowPage(
-        title=_clean_text(_optional_mapping(content.get("sectionHeader")).get("hed")) or "",
-        brand=_brand_name(content.get("brand")),
-        event_date=_clean_text(content.get("eventDate")),
+        title=title,
+        brand=_brand_name(content.get("brand")) or designer,
+        event_date=_clean_text(content.get("eventDate")) or _clean_text(content.get("pubDate")),
         images=tuple(images),
         expected_images=len(items),
         skipped=tuple(skipped),
@@ -405,6 +438,45 @@ def _dimension(value: Any) -> int | None:
     return None
 
 
+def _show_title_and_designer(content: Mapping[str, Any]) -> tuple[str, str | None]:
+    """The season title and the designer name of a show page's header.
+
+    On real pages ``hed`` is the designer (a link to the designer page) and ``subHed`` the
+    season in capitals; ``reviewTitle`` ends with the season in the house's case, so that
+    tail is taken. It is matched at its end because its front holds the house's name of the
+    day, which need not be today's (``Paco Rabanne`` on a show of the house now ``Rabanne``);
+    without ``subHed`` the designer is cut off its front instead. On pages without
+    ``subHed`` or a designer link, ``hed`` is the season.
+    """
+    header = _optional_mapping(content.get("sectionHeader"))
+    hed, sub_hed = header.get("hed"), header.get("subHed")
+    hed_text, season = _markup_text(hed), _markup_text(sub_hed)
+    if season is None and not (isinstance(hed, str) and _DESIGNER_LINK_RE.search(hed)):
+        return _capped(hed_text) or "", None
+    review_title = _markup_text(content.get("reviewTitle")) or ""
+    if season and review_title[-len(season):].casefold() == season.casefold():
+        season = review_title[-len(season):]
+    elif hed_text and review_title[: len(hed_text)].casefold() == hed_text.casefold():
+        season = review_title[len(hed_text):].strip() or season
+    return _capped(season) or "", _capped(hed_text)
+
+
+def _markup_text(value: Any) -> str | None:
+    """The text of a field that may hold HTML: tags stripped, then entities decoded.
+
+    Entities are decoded after the tags are gone, so an escaped ``&lt;b&gt;`` stays text.
+    The result is not capped yet: a prefix is cut off it first.
+    """
+    if not isinstance(value, str):
+        return None
+    text = html_entities.unescape(_TAG_RE.sub(" ", value))
+    return _clean_text(text, limit=None)
+
+
+def _capped(text: str | None) -> str | None:
+    return text[:MAX_TEXT_CHARS] if text else None
+
+
 def _brand_name(brand: Any) -> str | None:
     """``brand`` is a plain string on some pages and an object with a ``name`` on others."""
     if isinstance(brand, Mapping):
@@ -412,7 +484,7 @@ def _brand_name(brand: Any) -> str | None:
     return _clean_text(brand)
 
 
-def _clean_text(value: Any) -> str | None:
+def _clean_text(value: Any, limit: int | None = MAX_TEXT_CHARS) -> str | None:
     """Display text in one canonical form: NFC, single spaces, capped; None if there is none.
 
     NFC makes composed and decomposed accents compare equal to the names in the corpus.
@@ -421,7 +493,7 @@ def _clean_text(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     text = " ".join(_UNSTORABLE_RE.sub(" ", unicodedata.normalize("NFC", value)).split())
-    return text[:MAX_TEXT_CHARS] or None
+    return text[:limit] or None
 
 
 def _quote(value: Any) -> str:

@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from html import escape
 from typing import Any
 
 import httpx
@@ -143,6 +144,7 @@ def test_show_page_collection_gallery_matches_model(
     server: ReplicaServer, client: httpx.Client
 ) -> None:
     first_titles = set()
+    with_look_numbers: set[bool] = set()
     partial_sizes = 0
     for show in server.site.iter_shows():
         if show.page_fault or show.brand_slug == HOSTILE_BRAND:
@@ -155,25 +157,37 @@ def test_show_page_collection_gallery_matches_model(
         assert [item["caption"] for item in looks] == [
             f"Look {n}" for n in range(1, len(show.photos) + 1)
         ]
-        assert [item["image"]["id"] for item in looks] == [p.photo_id for p in show.photos]
+        assert all(
+            f"/photos/{photo.photo_id}/" in largest_url(item)
+            for item, photo in zip(looks, show.photos, strict=True)
+        )
         assert all(
             photo.file_name in largest_url(item)
             for item, photo in zip(looks, show.photos, strict=True)
         )
         partial_sizes += sum("xxl" not in item["image"]["sources"] for item in looks)
-        side_ids = {
-            item["image"]["id"]
+        side_urls = {
+            largest_url(item)
             for title in ("Details", "Beauty", "Front Row")
             for item in by_title[title]
         }
-        assert side_ids and side_ids.isdisjoint(p.photo_id for p in show.photos)
-        assert all("lookNumber" in item for item in by_title["Details"])
+        assert side_urls and not any(
+            f"/photos/{p.photo_id}/" in url for url in side_urls for p in show.photos
+        )
+        assert [item["caption"] for item in by_title["Details"]] == [
+            f"Detail Look {n}" for n in range(1, len(by_title["Details"]) + 1)
+        ]
+        with_look_numbers.add(all("lookNumber" in item for item in by_title["Details"]))
         content = state["transformed"]["runwayShowContent"]
-        assert content["sectionHeader"]["hed"] == show.title
-        assert content["brand"]["name"] == server.site.brand(show.brand_slug).name
-        assert {"{", "}", ";"} <= set(content["review"])
-        assert content["eventDate"].startswith(show.event_date.isoformat())
+        brand_name = server.site.brand(show.brand_slug).name
+        designer_link = f'<a href="/fashion-shows/designer/{show.brand_slug}">'
+        assert content["sectionHeader"]["hed"] == f"{designer_link}{escape(brand_name)}</a>"
+        assert content["reviewTitle"] == f"{brand_name} {show.title}"
+        assert {"{", "}", ";"} <= set(content["review"][1][1])
+        day = show.event_date
+        assert content["pubDate"] == f"{day:%B} {day.day}, {day.year}"
     assert "Collection" in first_titles and len(first_titles) > 1
+    assert with_look_numbers == {True, False}
     assert partial_sizes > 0
 
 
@@ -193,8 +207,8 @@ def test_hostile_pages(server: ReplicaServer, client: httpx.Client) -> None:
         decode_state(pages["cut"].text)
     assert STATE.search(pages["none"].text) is None
     long_state = decode_state(pages["long"].text)["transformed"]["runwayShowContent"]
-    assert len(long_state["sectionHeader"]["hed"]) > 100_000
-    assert "\x00" in long_state["review"] and "\x07" in long_state["review"]
+    assert len(long_state["reviewTitle"]) > 100_000
+    assert "\x00" in long_state["review"][1][1] and "\x07" in long_state["review"][1][1]
 
 
 def test_robots_txt_blocks_only_one_designer(server: ReplicaServer, client: httpx.Client) -> None:
@@ -206,17 +220,28 @@ def test_robots_txt_blocks_only_one_designer(server: ReplicaServer, client: http
     assert client.get(f"{server.base_url}/fashion-shows/designer/{ROBOTS_BLOCKED_BRAND}").is_success
 
 
+def test_season_page_lists_every_show_of_its_season(
+    server: ReplicaServer, client: httpx.Client
+) -> None:
+    season = server.site.brands[0].shows[0].season_slug
+    html = client.get(f"{server.base_url}/fashion-shows/{season}").text
+    groups = decode_state(html)["transformed"]["runwaySeasonContent"]["allShows"]
+    listed = {link["url"] for group in groups for link in group["links"]}
+    assert listed == {s.path for s in server.site.iter_shows() if s.season_slug == season}
+    assert client.get(f"{server.base_url}/fashion-shows/fall-1850-couture").status_code == 404
+
+
 def test_unknown_paths_are_404(server: ReplicaServer, client: httpx.Client) -> None:
     show = server.site.brands[0].shows[0]
     photo = show.photos[0]
-    narrow = next(p for p in server.site.iter_photos() if len(p.widths) < 5 and not p.fault)
+    narrow = next(p for p in server.site.iter_photos() if len(p.widths) < 4 and not p.fault)
     urls = [
         f"{server.base_url}/nope",
         f"{server.base_url}/fashion-shows/designer/no-such-brand",
         f"{server.base_url}/fashion-shows/{show.season_slug}/agnes-b",
-        f"{server.cdn_url}/photos/{photo.photo_id}/master/w_320,c_limit/wrong-name.jpg",
+        f"{server.cdn_url}/photos/{photo.photo_id}/master/w_360,c_limit/wrong-name.jpg",
         f"{server.cdn_url}/photos/{'0' * 24}/master/pass/{photo.file_name}",
-        image_url(server.cdn_url, narrow, 2048),
+        image_url(server.cdn_url, narrow, 2560),
     ]
     assert [client.get(url).status_code for url in urls] == [404] * len(urls)
 
@@ -311,8 +336,8 @@ def test_counters_count_pages_images_status_and_bytes(
     photo = show.photos[1]
     client.get(f"{server.base_url}{show.path}")
     client.get(f"{server.base_url}/nope")
-    client.get(image_url(server.cdn_url, photo, 320))
-    client.get(image_url(server.cdn_url, photo, 640))
+    client.get(image_url(server.cdn_url, photo, 360))
+    client.get(image_url(server.cdn_url, photo, 1024))
     client.get(f"{server.base_url}/__replica/stats")
     stats = server.stats()
     assert (stats.page_requests, stats.image_requests, stats.robots_requests) == (2, 2, 0)
@@ -329,7 +354,7 @@ def test_error_5xx_fails_every_request(server: ReplicaServer, client: httpx.Clie
     urls = [
         f"{server.base_url}/robots.txt",
         f"{server.base_url}{server.site.brands[0].path}",
-        image_url(server.cdn_url, photo, 320),
+        image_url(server.cdn_url, photo, 360),
     ] * 5
     assert {client.get(url).status_code for url in urls} <= {500, 502, 503}
 
@@ -344,7 +369,7 @@ def test_429_sends_retry_after_and_counts_requests_inside_the_window(
     assert server.stats().retry_after_violations == 0
     client.get(f"{server.base_url}/fashion-shows/designers")  # the site said wait: a violation
     photo = server.site.brands[0].shows[0].photos[0]
-    client.get(image_url(server.cdn_url, photo, 320))  # the CDN gave no window yet
+    client.get(image_url(server.cdn_url, photo, 360))  # the CDN gave no window yet
     assert server.stats().retry_after_violations == 1
 
 
@@ -396,7 +421,7 @@ def test_hold_blocks_image_requests_until_release(
 
     def fetch(photo: ReplicaPhoto) -> None:
         with httpx.Client(timeout=10.0) as own:
-            results.put(own.get(image_url(server.cdn_url, photo, 320)).status_code)
+            results.put(own.get(image_url(server.cdn_url, photo, 360)).status_code)
 
     server.hold_images(after=2)
     threads = [threading.Thread(target=fetch, args=(photo,)) for photo in photos]
@@ -428,7 +453,7 @@ def test_control_endpoints(server: ReplicaServer, client: httpx.Client) -> None:
     photo = server.site.brands[0].shows[0].photos[0]
     done = threading.Event()
     worker = threading.Thread(
-        target=lambda: (httpx.get(image_url(server.cdn_url, photo, 320)), done.set())
+        target=lambda: (httpx.get(image_url(server.cdn_url, photo, 360)), done.set())
     )
     worker.start()
     assert server.wait_held(1, timeout=5.0) and not done.is_set()

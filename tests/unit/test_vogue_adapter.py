@@ -590,6 +590,71 @@ def test_show_text_is_optional_and_brand_may_be_string_or_object(
     assert (page.title, page.brand) == expected
 
 
+DESIGNER_LINK = '<a href="/fashion-shows/designer/jil-sander">Jil Sander</a>'
+SEASON_LINK = '<a href="/fashion-shows/spring-2012-ready-to-wear">SPRING 2012 READY-TO-WEAR</a>'
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        # The real shape: the designer in hed, the season in subHed and in reviewTitle.
+        (
+            {"sectionHeader": {"hed": DESIGNER_LINK, "subHed": SEASON_LINK},
+             "reviewTitle": "Jil Sander Spring 2012 Ready-to-Wear", "pubDate": "May 1, 2011"},
+            ("Spring 2012 Ready-to-Wear", "Jil Sander", "May 1, 2011"),
+        ),
+        # Without reviewTitle (or one not starting with the designer) the subHed text serves.
+        (
+            {"sectionHeader": {"hed": DESIGNER_LINK, "subHed": SEASON_LINK}},
+            ("SPRING 2012 READY-TO-WEAR", "Jil Sander", None),
+        ),
+        (
+            {"sectionHeader": {"hed": DESIGNER_LINK, "subHed": SEASON_LINK},
+             "reviewTitle": "Raf Simons for Jil Sander"},
+            ("SPRING 2012 READY-TO-WEAR", "Jil Sander", None),
+        ),
+        # The house renamed since: reviewTitle keeps the old name, its tail is the season.
+        (
+            {"sectionHeader": {"hed": '<a href="/fashion-shows/designer/rabanne">Rabanne</a>',
+                               "subHed": SEASON_LINK},
+             "reviewTitle": "Paco Rabanne Spring 2012 Ready-to-Wear"},
+            ("Spring 2012 Ready-to-Wear", "Rabanne", None),
+        ),
+        # A designer link alone names the designer; the season comes from reviewTitle.
+        (
+            {"sectionHeader": {"hed": DESIGNER_LINK},
+             "reviewTitle": "<b>Jil Sander</b> Spring 2012 Ready-to-Wear"},
+            ("Spring 2012 Ready-to-Wear", "Jil Sander", None),
+        ),
+        # Entities are decoded after the tags are stripped: escaped markup stays text.
+        (
+            {"sectionHeader": {"hed": '<a href="/fashion-shows/designer/d-g">D&amp;G</a>',
+                               "subHed": "<a>Fall&nbsp;2020 &lt;Menswear&gt;</a>"}},
+            ("Fall 2020 <Menswear>", "D&G", None),
+        ),
+        # An explicit brand and eventDate still win over hed and pubDate.
+        (
+            {"sectionHeader": {"hed": DESIGNER_LINK, "subHed": SEASON_LINK},
+             "brand": {"name": "Jil Sander AG"}, "eventDate": "2011-09-24", "pubDate": "x"},
+            ("SPRING 2012 READY-TO-WEAR", "Jil Sander AG", "2011-09-24"),
+        ),
+    ],
+)
+def test_real_header_shape_gives_season_title_and_designer(
+    content: dict[str, Any], expected: tuple[str, str | None, str | None]
+) -> None:
+    page = vogue.parse_show_page(state_page(show_state([], content=content)))
+    assert (page.title, page.brand, page.event_date) == expected
+
+
+def test_designer_prefix_is_cut_before_the_title_is_capped() -> None:
+    long_season = "Resort 2026 " + "x" * 1_000
+    content = {"sectionHeader": {"hed": DESIGNER_LINK},
+               "reviewTitle": f"Jil Sander {long_season}"}
+    page = vogue.parse_show_page(state_page(show_state([], content=content)))
+    assert page.title == long_season[:500]
+
+
 def test_missing_show_content_leaves_text_empty() -> None:
     state = {"transformed": {"runwayShowGalleries": {"galleries": []}}}
     page = vogue.parse_show_page(state_page(state))

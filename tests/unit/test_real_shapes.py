@@ -1,0 +1,198 @@
+"""The replica's pages have the real site's shapes: one set of checks, fed both.
+
+Each check is a fact the real page of ``../shared/real_pages/`` shows (see its README). The
+same function is fed the real show page and replica show pages, so the replica cannot drift
+from the site without this test saying where. A parser right on the replica is then right on
+the site too.
+"""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fashion_assets.replica import build_site
+from fashion_assets.replica.pages import render_season, render_show
+from fashion_assets.replica.site import HOSTILE_BRAND, ReplicaShow, ReplicaSite, old_file_names
+from fashion_assets.sources import vogue
+
+REAL_PAGES = Path(__file__).resolve().parents[2] / ".." / "shared" / "real_pages"
+REAL_SHOW = REAL_PAGES / "vogue_show__spring-2012-ready-to-wear__jil-sander.html"
+REAL_SHOW_PATH = "/fashion-shows/spring-2012-ready-to-wear/jil-sander"
+REAL_SEASON = REAL_PAGES / "vogue_season__spring-2012-ready-to-wear.html"
+CDN = "https://assets.vogue.com"
+
+STATE_SCRIPT = re.compile(
+    r'<script type="text/javascript">window\.__PRELOADED_STATE__\s*=\s*(\{.*?)</script>', re.S
+)
+DESIGNER_LINK = re.compile(r'<a href="/fashion-shows/designer/[a-z0-9-]+">(?P<text>[^<]+)</a>')
+SEASON_LINK = re.compile(r'<a href="/fashion-shows/(?P<season>[a-z0-9-]+)">(?P<text>[^<]+)</a>')
+PUB_DATE = re.compile(r"(January|February|March|April|May|June|July|August|September|October"
+                      r"|November|December) [1-9][0-9]?, [0-9]{4}")
+# A sized CDN URL: the comma sometimes written %2C, old or new file names.
+SIZED_URL = re.compile(
+    r"https?://[^/]+/photos/[0-9a-f]{24}/master/w_(?P<width>[0-9]+)(,|%2C)c_limit/"
+    r"(?P<file>[0-9]{5}fullscreen\.jpg|[0-9]{5}-[a-z0-9-]+-credit-gorunway\.jpg)"
+)
+GALLERIES = {  # id: (title, slideshow slug, caption before "Look N")
+    "gallery-collection": ("Collection", "collection", ""),
+    "gallery-detail": ("Details", "details", "Detail "),
+    "gallery-beauty": ("Beauty", "beauty", "Beauty "),
+    "gallery-front-row": ("Front Row", "front-row", "Front Row "),
+}
+SOURCE_KEYS = {"aspectRatio", "width", "url", "srcset"}
+SIZE_WIDTHS = {"sm": 360, "md": 1024, "lg": 1280, "xl": 1280, "xxl": 2560}
+
+
+def assert_show_page_shape(html: str, path: str) -> None:
+    """Every point of the real show page's shape that the parsers or the crawl depend on."""
+    script = STATE_SCRIPT.search(html)
+    assert script is not None, "the state is assigned in a text/javascript script"
+    assert "\\u002F" in script.group(1) and '"https://' not in script.group(1)
+    state = vogue.extract_preloaded_state(html)["transformed"]
+    assert_show_content(state["runwayShowContent"])
+    galleries = state["runwayShowGalleries"]["galleries"]
+    assert {gallery["id"] for gallery in galleries} == set(GALLERIES)
+    for gallery in galleries:
+        assert_gallery(gallery, path)
+    assert_recommendations(state["runwayRecommendations"], path)
+
+
+def assert_show_content(content: dict[str, Any]) -> None:
+    header = content["sectionHeader"]
+    designer = DESIGNER_LINK.fullmatch(header["hed"])
+    season = SEASON_LINK.fullmatch(header["subHed"])
+    assert designer is not None and season is not None, header
+    season_title = content["reviewTitle"].removeprefix(unescape(designer["text"]) + " ")
+    assert season_title != content["reviewTitle"] and season_title.upper() == season["text"]
+    assert PUB_DATE.fullmatch(content["pubDate"]), content["pubDate"]
+    assert "brand" not in content and "eventDate" not in content
+    review = content["review"]
+    assert isinstance(review, list) and review[0] == "div" and review[1][0] == "p"
+
+
+def assert_season_page_shape(html: str, season: str) -> None:
+    """The season page: every show of the season by designer initial, and a few highlights;
+    never mistaken for a show page."""
+    with pytest.raises(vogue.PageParseError):
+        vogue.parse_show_page(html)
+    content = vogue.extract_preloaded_state(html)["transformed"]["runwaySeasonContent"]
+    assert isinstance(content["name"], str) and isinstance(content["subHed"], str)
+    show_url = re.compile(rf"/fashion-shows/{re.escape(season)}/[a-z0-9-]+")
+    groups = content["allShows"]
+    letters = [group["groupName"] for group in groups]
+    assert letters == sorted(letters, key=lambda letter: (letter == "#", letter))
+    links = [link for group in groups for link in group["links"]]
+    assert links and all(set(link) == {"text", "url", "isSecondary", "analyticsEvent"}
+                         for link in links)
+    assert all(show_url.fullmatch(link["url"]) for link in links)
+    assert len({link["url"] for link in links}) == len(links)
+    curated = content["curatedShows"]
+    assert curated and all(show_url.fullmatch(show["url"]) for show in curated)
+    for show in curated:
+        assert {"hed", "url", "image"} <= set(show) and isinstance(show["hed"], str)
+        assert set(show["image"]) == {"altText", "contentType", "sources"}
+        assert all(set(source) == SOURCE_KEYS for source in show["image"]["sources"].values())
+
+
+def assert_gallery(gallery: dict[str, Any], path: str) -> None:
+    title, slug, caption = GALLERIES[gallery["id"]]
+    assert gallery["title"] == title
+    for number, item in enumerate(gallery["items"], start=1):
+        assert item["caption"] == f"{caption}Look {number}"
+        assert item["url"] == f"{path}/slideshow/{slug}#{number}"
+        assert set(item["image"]) == {"altText", "contentType", "sources"}
+        for size, source in item["image"]["sources"].items():
+            assert set(source) == SOURCE_KEYS  # no height
+            assert source["width"] == SIZE_WIDTHS[size]
+            match = SIZED_URL.fullmatch(source["url"])
+            assert match is not None and int(match["width"]) == source["width"], source["url"]
+            for candidate in source["srcset"].split(", "):
+                url, width = candidate.rsplit(" ", 1)
+                sized = SIZED_URL.fullmatch(url)
+                assert sized is not None and width == f"{sized['width']}w", candidate
+                assert sized["file"] == match["file"]  # the same photo at other widths
+
+
+def assert_recommendations(recommendations: dict[str, Any], path: str) -> None:
+    items = recommendations["items"]
+    assert items and isinstance(recommendations["collectionName"], str)
+    brand = path.rsplit("/", 1)[1]
+    for item in items:
+        assert {"id", "url", "title", "designerName", "seasonName", "image"} <= set(item)
+        assert re.fullmatch(r"/fashion-shows/[a-z0-9-]+/[a-z0-9-]+", item["url"])
+        assert not item["url"].endswith(f"/{brand}")  # another house's show
+        # Not designerName + seasonName: the title keeps the house's name of the day
+        # ("Paco Rabanne Spring 2012 Ready-to-Wear" by designerName "Rabanne").
+        assert item["title"].endswith(f" {item['seasonName']}")
+
+
+@pytest.fixture(scope="module")
+def site() -> ReplicaSite:
+    return build_site(brands=4, shows_per_brand=4, photos_per_show=12)
+
+
+def replica_show(site: ReplicaSite, *, old_names: bool) -> ReplicaShow:
+    return next(
+        show
+        for show in site.iter_shows()
+        if show.brand_slug != HOSTILE_BRAND and show.photos and not show.page_fault
+        and old_file_names(show.brand_slug, show.season_slug) == old_names
+    )
+
+
+@pytest.mark.parametrize("page", ["real", "replica-old-names", "replica-new-names"])
+def test_show_page_has_the_real_shape(page: str, site: ReplicaSite) -> None:
+    if page == "real":
+        if not REAL_SHOW.is_file():
+            pytest.skip(f"no real pages: {REAL_PAGES} is absent")
+        html, path = REAL_SHOW.read_text(encoding="utf-8"), REAL_SHOW_PATH
+    else:
+        show = replica_show(site, old_names=page == "replica-old-names")
+        html, path = render_show(site, show, CDN), show.path
+    assert_show_page_shape(html, path)
+
+
+@pytest.mark.parametrize("page", ["real", "replica"])
+def test_season_page_has_the_real_shape(page: str, site: ReplicaSite) -> None:
+    if page == "real":
+        if not REAL_SEASON.is_file():
+            pytest.skip(f"no real pages: {REAL_PAGES} is absent")
+        html, season = REAL_SEASON.read_text(encoding="utf-8"), "spring-2012-ready-to-wear"
+    else:
+        season = replica_show(site, old_names=False).season_slug
+        rendered = render_season(site, season, CDN)
+        assert rendered is not None
+        html = rendered
+    assert_season_page_shape(html, season)
+
+
+def test_replica_serves_every_shape_the_real_site_has(site: ReplicaSite) -> None:
+    """Where the site has several shapes, the replica serves each somewhere."""
+    pages = [
+        vogue.extract_preloaded_state(render_show(site, show, CDN))["transformed"]
+        for show in site.iter_shows()
+        if show.brand_slug != HOSTILE_BRAND and show.photos and not show.page_fault
+    ]
+    details = [
+        item
+        for page in pages
+        for gallery in page["runwayShowGalleries"]["galleries"]
+        if gallery["id"] == "gallery-detail"
+        for item in gallery["items"]
+    ]
+    urls = [
+        source["url"]
+        for page in pages
+        for gallery in page["runwayShowGalleries"]["galleries"]
+        for item in gallery["items"]
+        for source in item["image"]["sources"].values()
+    ]
+    assert {"lookNumber" in item for item in details} == {True, False}
+    assert any("%2C" in url for url in urls) and any(",c_limit" in url for url in urls)
+    assert any(url.endswith("0fullscreen.jpg") for url in urls)
+    assert any(url.endswith("-credit-gorunway.jpg") for url in urls)
