@@ -67,32 +67,32 @@ def test_the_crawler_page_follows_a_crawl_by_itself(driver: object,  # noqa: F81
         wait.until(lambda b: b.current_url.endswith("/"))
         browser.get(f"{url}/crawler")  # type: ignore[attr-defined]
         wait.until(lambda b: cell("run-live", ".shows-count") == "1/10 shows")
-        assert cell("run-live", ".photos-count") == "12/120 photos"
-        assert _row_classes(browser, "run-live") == ["crawl"]
-        assert browser.find_element(  # type: ignore[attr-defined]
-            By.ID, "status-line").text.startswith("crawler: running 1, queued 0")
+        # Every read goes through the wait: the page may replace the row between finding an
+        # element and reading it, which a bare read would report as a failure.
+        wait.until(lambda b: cell("run-live", ".photos-count") == "12/120 photos")
+        wait.until(lambda b: _row_classes(b, "run-live") == ["crawl"])
+        wait.until(lambda b: b.find_element(By.ID, "status-line").text.startswith(
+            "crawler: running 1, queued 0"))
         # Anything the page keeps in memory is lost by a reload: the update must come without.
         browser.execute_script("window.notReloaded = true;")  # type: ignore[attr-defined]
 
         progress.show_done(engine, "run-live", "chloe fall-2020-ready-to-wear",
                            photos_done_delta=12)
         wait.until(lambda b: cell("run-live", ".shows-count") == "2/10 shows")
-        assert cell("run-live", ".photos-count") == "24/120 photos"
-        assert cell("run-live", ".current-show") == "chloe fall-2020-ready-to-wear"
-        progress_value = browser.find_element(  # type: ignore[attr-defined]
-            By.CSS_SELECTOR, "#crawl-run-live progress.shows").get_attribute("value")
-        assert progress_value == "2"
+        wait.until(lambda b: cell("run-live", ".photos-count") == "24/120 photos")
+        wait.until(lambda b: cell("run-live", ".current-show") == "chloe fall-2020-ready-to-wear")
+        wait.until(lambda b: b.find_element(
+            By.CSS_SELECTOR, "#crawl-run-live progress.shows").get_attribute("value") == "2")
 
         progress.start(engine, "run-stuck", "runway_drafts", "dior", 5,
                        now=datetime.now(UTC) - timedelta(minutes=10))
         wait.until(lambda b: "amber" in _row_classes(b, "run-stuck"))
-        assert _row_classes(browser, "run-live") == ["crawl"]
-        assert cell("run-stuck", ".heartbeat").startswith("10 min")
+        wait.until(lambda b: _row_classes(b, "run-live") == ["crawl"])
+        wait.until(lambda b: cell("run-stuck", ".heartbeat").startswith("10 min"))
         wait.until(lambda b: b.find_element(By.ID, "status-line").text.startswith(
             "crawler: running 2,"))
         assert browser.execute_script(  # type: ignore[attr-defined]
             "return window.notReloaded === true;")
         # The amber is the stylesheet's, not just a class name.
-        color = browser.find_element(  # type: ignore[attr-defined]
-            By.ID, "crawl-run-stuck").value_of_css_property("background-color")
-        assert color == "rgba(251, 191, 36, 1)"
+        wait.until(lambda b: b.find_element(By.ID, "crawl-run-stuck").value_of_css_property(
+            "background-color") == "rgba(251, 191, 36, 1)")

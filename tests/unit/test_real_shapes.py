@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from html import unescape
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,11 +18,11 @@ from fashion_assets.replica import build_site
 from fashion_assets.replica.pages import render_season, render_show
 from fashion_assets.replica.site import HOSTILE_BRAND, ReplicaShow, ReplicaSite, old_file_names
 from fashion_assets.sources import vogue
+from tests.real_pages import real_page
 
-REAL_PAGES = Path(__file__).resolve().parents[2] / ".." / "shared" / "real_pages"
-REAL_SHOW = REAL_PAGES / "vogue_show__spring-2012-ready-to-wear__jil-sander.html"
+REAL_SHOW = "vogue_show__spring-2012-ready-to-wear__jil-sander.html"
 REAL_SHOW_PATH = "/fashion-shows/spring-2012-ready-to-wear/jil-sander"
-REAL_SEASON = REAL_PAGES / "vogue_season__spring-2012-ready-to-wear.html"
+REAL_SEASON = "vogue_season__spring-2012-ready-to-wear.html"
 CDN = "https://assets.vogue.com"
 
 STATE_SCRIPT = re.compile(
@@ -148,9 +147,7 @@ def replica_show(site: ReplicaSite, *, old_names: bool) -> ReplicaShow:
 @pytest.mark.parametrize("page", ["real", "replica-old-names", "replica-new-names"])
 def test_show_page_has_the_real_shape(page: str, site: ReplicaSite) -> None:
     if page == "real":
-        if not REAL_SHOW.is_file():
-            pytest.skip(f"no real pages: {REAL_PAGES} is absent")
-        html, path = REAL_SHOW.read_text(encoding="utf-8"), REAL_SHOW_PATH
+        html, path = real_page(REAL_SHOW), REAL_SHOW_PATH
     else:
         show = replica_show(site, old_names=page == "replica-old-names")
         html, path = render_show(site, show, CDN), show.path
@@ -160,9 +157,7 @@ def test_show_page_has_the_real_shape(page: str, site: ReplicaSite) -> None:
 @pytest.mark.parametrize("page", ["real", "replica"])
 def test_season_page_has_the_real_shape(page: str, site: ReplicaSite) -> None:
     if page == "real":
-        if not REAL_SEASON.is_file():
-            pytest.skip(f"no real pages: {REAL_PAGES} is absent")
-        html, season = REAL_SEASON.read_text(encoding="utf-8"), "spring-2012-ready-to-wear"
+        html, season = real_page(REAL_SEASON), "spring-2012-ready-to-wear"
     else:
         season = replica_show(site, old_names=False).season_slug
         rendered = render_season(site, season, CDN)

@@ -8,27 +8,20 @@ page's own state with a plain JSON walk, never through the parser under test.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fashion_assets.sources import vogue
 from fashion_assets.sources.vogue import PageParseError
+from tests.real_pages import real_page, require_real_pages
 
-REAL_PAGES = Path(__file__).resolve().parents[2] / ".." / "shared" / "real_pages"
+require_real_pages()
+
 SHOW = "vogue_show__spring-2012-ready-to-wear__jil-sander.html"
 SEASON = "vogue_season__spring-2012-ready-to-wear.html"
 LANDING = "vogue_fashion-shows_landing.html"
 FRAGMENT = "vogue_slideshow_items_fragment__spring-2012-ready-to-wear__jil-sander.json"
-
-pytestmark = pytest.mark.skipif(
-    not REAL_PAGES.is_dir(), reason=f"no real pages: {REAL_PAGES} is absent"
-)
-
-
-def real_page(name: str) -> str:
-    return (REAL_PAGES / name).read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
