@@ -242,6 +242,27 @@ def parse_designer_directory(html: str) -> tuple[tuple[str, str], ...]:
     return tuple((name, slug) for slug, name in designers.items())
 
 
+def parse_season_page(html: str) -> tuple[tuple[str, str], ...]:
+    """Read a season page (``/fashion-shows/<season>``) as the designers that showed in it,
+    (display name, brand slug), in page order, first one wins.
+
+    ``allShows[].links[]`` lists every show of the season (``curatedShows[]`` only repeats a
+    few of them with a cover): a designer new to the season's shows is found here even before
+    the directory lists it. Links that are not show paths are dropped.
+    """
+    content = _require_mapping(
+        extract_preloaded_state(html), ("transformed", "runwaySeasonContent")
+    )
+    groups = _require_list(content, "allShows", "runwaySeasonContent")
+    designers: dict[str, str] = {}
+    for link in _directory_links(groups):
+        match = _show_path_match(link.get("url"))
+        name = _clean_text(link.get("text"))
+        if match is not None and name is not None:
+            designers.setdefault(match.group("brand"), name)
+    return tuple((name, slug) for slug, name in designers.items())
+
+
 def _state_scripts(html: str) -> list[str]:
     # The type is fixed: parsel would read a body that looks like JSON as JSON, on which XPath
     # raises instead of finding no state.
