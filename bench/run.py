@@ -34,6 +34,7 @@ from bench.common import (
     measure,
     replica,
 )
+from fashion_assets.settings import setting
 from fashion_assets.storage import S3Store, open_store
 from tests.catalog_db import query
 from tests.s3server import start_moto_server
@@ -227,7 +228,11 @@ def report(results: dict[str, Any], command: str) -> str:
         "width URLs. Catalog on PostgreSQL. "
         f"{CONCURRENCY} requests at a time for both tools. fashion-assets runs "
         "`fashion-assets crawl` with its default workers (one process per CPU); Scrapy is "
-        "one process. Memory is the peak summed PSS of each tool's process tree.",
+        "one process. Memory is the peak summed PSS of each tool's process tree. "
+        "Politeness is not yet equal: fashion-assets runs with its setting "
+        f"`FASHION_PAGE_DELAY={setting(os.environ, 'FASHION_PAGE_DELAY')}` (seconds at "
+        "least between two page requests to one host, per client), Scrapy with no delay, "
+        "so the first crawl compares a paced crawl with an unpaced one.",
         "",
         "## 1. First full crawl",
         "",
