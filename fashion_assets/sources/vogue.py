@@ -38,7 +38,7 @@ import html as html_entities
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urljoin, urlsplit
@@ -233,13 +233,7 @@ def parse_designer_directory(html: str) -> tuple[tuple[str, str], ...]:
         extract_preloaded_state(html), ("transformed", "allRunwayDesigners")
     )
     groups = _require_list(directory, "groupedLinks", "allRunwayDesigners")
-    designers: dict[str, str] = {}
-    for link in _directory_links(groups):
-        slug = _designer_slug(link.get("url"))
-        name = _clean_text(link.get("text"))
-        if slug is not None and name is not None:
-            designers.setdefault(slug, name)
-    return tuple((name, slug) for slug, name in designers.items())
+    return _named_designers(groups, _designer_slug)
 
 
 def parse_season_page(html: str) -> tuple[tuple[str, str], ...]:
@@ -254,13 +248,25 @@ def parse_season_page(html: str) -> tuple[tuple[str, str], ...]:
         extract_preloaded_state(html), ("transformed", "runwaySeasonContent")
     )
     groups = _require_list(content, "allShows", "runwaySeasonContent")
+    return _named_designers(groups, _show_brand_slug)
+
+
+def _named_designers(groups: Iterable[Any], slug_of: Callable[[Any], str | None]
+                     ) -> tuple[tuple[str, str], ...]:
+    """(display name, brand slug) of every grouped link ``slug_of`` finds a brand in, in page
+    order, the first name of a slug winning; links without one or without text dropped."""
     designers: dict[str, str] = {}
     for link in _directory_links(groups):
-        match = _show_path_match(link.get("url"))
+        slug = slug_of(link.get("url"))
         name = _clean_text(link.get("text"))
-        if match is not None and name is not None:
-            designers.setdefault(match.group("brand"), name)
+        if slug is not None and name is not None:
+            designers.setdefault(slug, name)
     return tuple((name, slug) for slug, name in designers.items())
+
+
+def _show_brand_slug(url: Any) -> str | None:
+    match = _show_path_match(url)
+    return match.group("brand") if match else None
 
 
 def _state_scripts(html: str) -> list[str]:
