@@ -114,12 +114,13 @@ def count_outcomes(outcomes: Iterable[Outcome]) -> dict[str, int]:
 # Reasons that say the source could not answer right now, as opposed to a bad photo.
 TRANSIENT_REASONS = frozenset({"timeout", "connection", "truncated", "bad_response", "http_429",
                                "http_500", "http_502", "http_503", "http_504",
-                               "robots_disallowed"})
+                               "robots_disallowed", "robots_unavailable"})
 
 
 def is_transient(reason: str) -> bool:
     """Whether a failed page fetch is worth retrying later: the source could not answer.
-    A robots.txt refusal is the site's answer, not an outage, for a page."""
+    A robots.txt refusal is the site's answer, not an outage, for a page; a robots.txt that
+    could not be read (``robots_unavailable``) is an outage."""
     return reason in TRANSIENT_REASONS and reason != "robots_disallowed"
 
 

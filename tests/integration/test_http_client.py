@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from fashion_assets.crawl.http import Fetched, Fetcher, HttpPolicy, RetryAfterWindows
+from fashion_assets.crawl.http import (
+    ROBOTS_UNREADABLE_RETRY_S,
+    Fetched,
+    Fetcher,
+    HttpPolicy,
+    RetryAfterWindows,
+)
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.replica import HOSTILE_BRAND, FaultPlan, ReplicaServer
 from fashion_assets.replica.pages import image_url
@@ -194,15 +201,30 @@ def test_hosts_outside_the_policy_are_refused_without_a_request(
     assert replica.stats().image_requests == 0
 
 
-def test_a_site_that_cannot_serve_robots_txt_is_kept_out(
+def test_a_site_that_cannot_serve_robots_txt_is_kept_out_for_a_while_then_read_again(
         replica: ReplicaServer, faults: Callable[..., None]) -> None:
     faults(error_5xx=1.0)
     [url] = photo_urls(replica, 1)
+    skew = [0.0]  # the client's clock, moved on past the pause instead of waiting for it
 
-    [result] = fetch_all(replica, [url], retries=1)
+    async def run() -> list[Fetched]:
+        async with Fetcher(policy(retries=1), hosts(replica), rng=random.Random(1),
+                           clock=lambda: time.monotonic() + skew[0]) as fetcher:
+            down = await fetcher.fetch(url, max_bytes=MAX, kind="image")
+            replica.set_faults(FaultPlan())  # the site is back
+            still_out = await fetcher.fetch(url, max_bytes=MAX, kind="image")
+            skew[0] += ROBOTS_UNREADABLE_RETRY_S
+            back = await fetcher.fetch(url, max_bytes=MAX, kind="image")
+            return [down, still_out, back]
 
-    assert result.error == "robots_disallowed"
-    assert set(replica.stats().by_path) == {"/robots.txt"}  # the photo was never requested
+    down, still_out, back = asyncio.run(run())
+
+    # Kept out (RFC 9309) with a reason that says outage, not the site's refusal ...
+    assert (down.error, still_out.error) == ("robots_unavailable", "robots_unavailable")
+    assert "could not be read" in down.detail
+    # ... until the pause is over: robots.txt is read again and the photo fetched.
+    assert back.ok, back.detail
+    assert replica.stats().by_path == {"/robots.txt": 3, urlsplit(url).path: 1}
 
 
 def test_robots_txt_is_obeyed_by_default_and_can_be_switched_off(
