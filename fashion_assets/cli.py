@@ -122,6 +122,28 @@ def brands_add(slug: str, name: str) -> None:
     click.echo(f"{'added' if new else 'already registered'}: {slug}")
 
 
+@brands.command("discover")
+@click.option("--json", "as_json", is_flag=True, help="Print the discovery's figures as JSON.")
+def brands_discover(as_json: bool) -> None:
+    """Register the designers Vogue lists that the catalog lacks (what
+    designer_discovery_schedule does), within FASHION_DISCOVERY_ALLOW/_DENY."""
+    from fashion_assets.runs import RunLog, dagster_instance, discover_designers
+
+    summary = discover_designers(dagster_instance(), run_log=RunLog.PROGRESS)
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    elif summary["success"]:
+        click.echo(f"{summary['listed']} designers listed: {summary['new_designers']} new "
+                   f"(registered), {summary['known']} known, {summary['out_of_scope']} out of "
+                   f"scope, {summary['held_for_editor']} waiting for an editor "
+                   f"({typed_command('fashion-assets')} names list), "
+                   f"{summary['pages_failed']} pages not read")
+    else:
+        click.echo(f"discovery: FAILED - {summary['error']}")
+    if not summary["success"]:
+        sys.exit(1)
+
+
 @brands.command("list")
 def brands_list() -> None:
     """List registered brands."""

@@ -6,11 +6,13 @@ from dagster import AssetSelection, Definitions, colored_console_logger, define_
 
 from fashion_assets.assets.catalog import approved_drafts, catalog_entries
 from fashion_assets.assets.checks import catalog_checks
+from fashion_assets.assets.discovery import vogue_designer_discovery
 from fashion_assets.assets.runway import impression_runway_assets, runway_assets
 from fashion_assets.assets.street import street_assets
 from fashion_assets.jobs.cleanup import build_media_cleanup_job, build_media_cleanup_schedule
 from fashion_assets.jobs.coverage import impression_coverage_repair_job, runway_coverage_repair_job
 from fashion_assets.jobs.crawl_schedule import build_crawl_schedule
+from fashion_assets.jobs.discovery import build_discovery_schedule, designer_discovery_job
 from fashion_assets.progress import progress_logger
 from fashion_assets.resources import resources_from_env
 from fashion_assets.sensors.approved_drafts import approved_drafts_sensor
@@ -56,12 +58,14 @@ def build_definitions(env: Mapping[str, str] | None = None) -> Definitions:
     """The definitions with resources configured from ``env`` (default: os.environ)."""
     return Definitions(
         assets=[*runway_assets, *impression_runway_assets, *street_assets,
-                approved_drafts, catalog_entries],
+                approved_drafts, catalog_entries, vogue_designer_discovery],
         asset_checks=catalog_checks,
         jobs=[runway_crawl_job, impression_runway_crawl_job, street_style_crawl_job,
               promote_approved_drafts_job, runway_coverage_repair_job,
-              impression_coverage_repair_job, build_media_cleanup_job(env)],
-        schedules=[build_crawl_schedule(env), build_media_cleanup_schedule(env)],
+              impression_coverage_repair_job, designer_discovery_job,
+              build_media_cleanup_job(env)],
+        schedules=[build_discovery_schedule(env), build_crawl_schedule(env),
+                   build_media_cleanup_schedule(env)],
         sensors=[brand_partitions_sensor, runway_season_partitions_sensor,
                  approved_drafts_sensor, coverage_sensor, stuck_runs_sensor],
         resources=resources_from_env(env),

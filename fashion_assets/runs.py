@@ -160,6 +160,22 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
     return summaries
 
 
+def discover_designers(instance: Any, env: Mapping[str, str] | None = None, *,
+                       run_log: RunLog = RunLog.EVENTS) -> dict[str, Any]:
+    """Run designer discovery in this process, as designer_discovery_schedule launches it;
+    its metadata's counts and tables, and the failure if it failed."""
+    env_items = tuple(sorted((env if env is not None else os.environ).items()))
+    result = _crawl_job(env_items, "designer_discovery").execute_in_process(
+        run_config=run_log.run_config(), instance=instance, raise_on_error=False)
+    summary: dict[str, Any] = {"run_id": result.run_id, "success": result.success}
+    for materialization in result.asset_materializations_for_node("vogue_designer_discovery"):
+        summary.update({k: v.value for k, v in materialization.metadata.items()})
+    if not result.success:
+        failures = [_root_message(e) for e in result.all_events if e.is_step_failure]
+        summary["error"] = failures[0] if failures else "run failed"
+    return summary
+
+
 def _forget_unlisted_brand(instance: Any, slug: str, env: Mapping[str, str] | None) -> None:
     """Remove the partition of a brand whose listing was never read (it is not in the
     catalog), which this crawl added: nothing but the failed run and its ingest log entry

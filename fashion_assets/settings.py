@@ -96,6 +96,16 @@ SETTINGS: tuple[Setting, ...] = (
             "which the schedule and sensor warn (at most the pause threshold)."),
     Setting("FASHION_CRAWL_CRON", "0 2 * * 1", "When full_crawl_schedule crawls every brand "
             "(cron, UTC): weekly, Monday 02:00, by default."),
+    Setting("FASHION_DISCOVERY_CRON", "0 1 * * 1", "When designer_discovery_schedule reads "
+            "Vogue's designers directory and current season pages and registers the new "
+            "designers as brands (cron, UTC): an hour before the weekly full crawl, which then "
+            "crawls them."),
+    Setting("FASHION_DISCOVERY_ALLOW", "", "Comma-separated brand slug patterns (`maison-*`) "
+            "discovery may register. Empty: every designer the source lists."),
+    Setting("FASHION_DISCOVERY_DENY", "", "Comma-separated brand slug patterns discovery never "
+            "registers; wins over FASHION_DISCOVERY_ALLOW. Brands already registered stay."),
+    Setting("FASHION_DISCOVERY_SEASONS", "4", "How many of the seasons the runway landing page "
+            "names discovery reads the season page of (newest first); 0: the directory only."),
     Setting("FASHION_CRAWL_BATCH_BRANDS", "25", "Brands per crawl run of the schedule, of a "
             "backfill (the runway assets' backfill policy) and of `fashion-assets crawl --all`; "
             "read when the code location loads."),

@@ -30,6 +30,7 @@ from fashion_assets.crawl.galleries import impression_gallery, vogue_gallery
 from fashion_assets.crawl.http import HttpPolicy
 from fashion_assets.domain.backpressure import BackpressureRules
 from fashion_assets.domain.coverage import CoverageRules, RepairRules
+from fashion_assets.domain.discovery import DiscoveryScope
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.media import MediaLimits
 from fashion_assets.sources import theimpression, vogue
@@ -124,6 +125,17 @@ class ClockResource(ConfigurableResource):
             return datetime.now(UTC)
         moment = datetime.fromisoformat(self.fixed_time)
         return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class DiscoveryResource(ConfigurableResource):
+    """Which designers discovery may register, and how many season pages it reads."""
+
+    allow: str = Field(default="", description="Comma-separated slug patterns; empty: all.")
+    deny: str = Field(default="", description="Comma-separated slug patterns never taken.")
+    seasons: int = Field(default=4, description="Season pages of the landing page to read.")
+
+    def scope(self) -> DiscoveryScope:
+        return DiscoveryScope.from_lists(self.allow, self.deny)
 
 
 class CrawlerResource(ConfigurableResource):
@@ -225,9 +237,10 @@ _CRAWLER_ENV = {
 }
 
 
-# Numbers for which 0 makes sense: no retries, no delay between page requests, every photo.
+# Numbers for which 0 makes sense: no retries, no delay between page requests, every photo,
+# the directory alone.
 _ZERO_ALLOWED = frozenset({"FASHION_HTTP_RETRIES", "FASHION_PAGE_DELAY",
-                           "FASHION_COVERAGE_TOLERANCE"})
+                           "FASHION_COVERAGE_TOLERANCE", "FASHION_DISCOVERY_SEASONS"})
 
 
 def _value(env: Mapping[str, str], name: str, kind: type, as_env_var: bool) -> Any:
@@ -274,6 +287,10 @@ def resources_from_env(env: Mapping[str, str] | None = None) -> dict[str, Config
             image_hosts=_value(env, "FASHION_THEIMPRESSION_IMAGE_HOSTS", str, as_env_var)),
         "crawler": CrawlerResource(**crawler),
         "clock": ClockResource(fixed_time=_clock_value(env)),
+        "discovery": DiscoveryResource(
+            allow=_value(env, "FASHION_DISCOVERY_ALLOW", str, as_env_var),
+            deny=_value(env, "FASHION_DISCOVERY_DENY", str, as_env_var),
+            seasons=_value(env, "FASHION_DISCOVERY_SEASONS", int, as_env_var)),
         "review_page": ReviewPageResource(
             base_url=_value(env, "FASHION_REVIEW_URL", str, as_env_var)),
     }

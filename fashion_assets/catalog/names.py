@@ -154,21 +154,30 @@ def _resolve_one(conn: Connection, kind: NameKind, book: dict[str, list[str]], n
     normalized = normalize_name(spelled)
     if not normalized:
         return NameOutcome("unusable")
-    conn.execute(
-        text("INSERT INTO pending_names (kind, name, normalized, source, example_url, candidates)"
-             " VALUES (:k, :name, :norm, :source, :url, :cand)"
-             " ON CONFLICT (kind, normalized) DO NOTHING"),
-        {"k": kind.value, "name": spelled, "norm": normalized, "source": source, "url": url,
-         "cand": json.dumps(list(resolution.candidates))})
-    pending_id, status, entity = conn.execute(
-        text("SELECT id, status, entity_slug FROM pending_names"
-             " WHERE kind = :k AND normalized = :norm"),
-        {"k": kind.value, "norm": normalized}).one()
+    pending_id, status, entity = record_pending(conn, kind, spelled, source, url,
+                                                resolution.candidates)
     if status in ("approved", "merged") and entity:
         return NameOutcome("resolved", entity)
     if status == "dismissed":
         return NameOutcome("dismissed", pending_id=int(pending_id))
     return NameOutcome("pending", pending_id=int(pending_id))
+
+
+def record_pending(conn: Connection, kind: NameKind, name: str, source: str, url: str,
+                   candidates: Sequence[str]) -> tuple[int, str, str | None]:
+    """Record ``name`` as pending once per normalized spelling (a later sighting changes
+    nothing); the pending name's id, status and, once an editor decided, its entity."""
+    conn.execute(
+        text("INSERT INTO pending_names (kind, name, normalized, source, example_url, candidates)"
+             " VALUES (:k, :name, :norm, :source, :url, :cand)"
+             " ON CONFLICT (kind, normalized) DO NOTHING"),
+        {"k": kind.value, "name": name, "norm": normalize_name(name), "source": source,
+         "url": url, "cand": json.dumps(list(candidates))})
+    pending_id, status, entity = conn.execute(
+        text("SELECT id, status, entity_slug FROM pending_names"
+             " WHERE kind = :k AND normalized = :norm"),
+        {"k": kind.value, "norm": normalize_name(name)}).one()
+    return int(pending_id), str(status), entity
 
 
 def _add_alias(conn: Connection, kind: NameKind, alias: str, entity_slug: str,

@@ -13,7 +13,9 @@ a link holding the season in capitals, ``reviewTitle`` both, ``pubDate`` the onl
 ``height``); galleries carry ids; captions read ``Look N``, ``Detail Look N``...; Details
 items carry ``lookNumber`` on some shows only; the review is JsonML; and
 ``runwayRecommendations`` links to other shows, which a crawler must not take for looks.
-Season pages follow the real one too (``runwaySeasonContent``); designer and directory pages
+Season pages follow the real one too (``runwaySeasonContent``), and so does the
+``/fashion-shows`` landing (``bundle.containers``: the current season's shows, the latest
+shows mixed with articles, and editorial containers to ignore); designer and directory pages
 keep the shapes of ``shared/sources.md``, since no real one is public.
 """
 
@@ -56,6 +58,19 @@ _CAPTION_PREFIXES = {"Collection": "", "Details": "Detail "}
 _RECOMMENDATIONS = 6
 # The real season page highlights ten shows.
 _CURATED_SHOWS = 10
+# The landing page's curated container highlights thirty, and its river holds 27 items.
+_LANDING_CURATED_SHOWS = 30
+_RIVER_ITEMS = 27
+_LANDING_TITLE = "Fashion Shows: Fashion Week, Runway, Designer Collections"
+_RUNWAY_RUBRIC = {"name": "Runway", "url": "/fashion-shows"}
+_TICKER = {
+    "id": "667c168204d91adf9606d973",
+    "text": "The new issue is here",
+    "template": "verso-ticker",
+    "link": {"href": "https://www.vogue.com/v2/offers/voga01001", "text": "SUBSCRIBE NOW"},
+    "shouldEnableBundleComponentAnalytics": True,
+}
+_AD_SLOT = {"template": "verso-mid-content-ad", "shouldEnableBundleComponentAnalytics": True}
 _GALLERY_ORDERS = (
     ("Collection", "Details", "Beauty", "Front Row"),
     ("Details", "Collection", "Beauty", "Front Row"),
@@ -277,19 +292,15 @@ def _analytics_slug(slug: str) -> str:
     return slug.replace("-", "_")
 
 
-def render_season(site: ReplicaSite, season_slug: str, cdn_base: str) -> str | None:
-    """``/fashion-shows/<season>``: every show of a season, as the real season page lists
-    them (``runwaySeasonContent.allShows[].links[]`` by designer initial, and a few
-    ``curatedShows``); None when no show has that season, so the server answers 404.
-    """
-    shows = [show for show in site.iter_shows() if show.season_slug == season_slug]
-    if not shows:
-        return None
-    names = {brand.slug: brand.name for brand in site.brands}
+def _season_groups(
+    names: dict[str, str], shows: Iterable[ReplicaShow], season_slug: str
+) -> list[dict[str, Any]]:
+    """``allShows``: a season's shows by designer initial, letters first and ``#`` last, as
+    the real season page and the landing's curated container both list them."""
     named = sorted(shows, key=lambda show: names[show.brand_slug].casefold())
     named.sort(key=lambda show: _group_order(_directory_group(names[show.brand_slug])))
     event = f"runway-seasonshowsnav-{_analytics_slug(season_slug)}"
-    groups = [
+    return [
         {
             "groupName": letter,
             "links": [
@@ -306,16 +317,40 @@ def render_season(site: ReplicaSite, season_slug: str, cdn_base: str) -> str | N
             named, key=lambda show: _directory_group(names[show.brand_slug])
         )
     ]
+
+
+def _curated_show(
+    names: dict[str, str], show: ReplicaShow, cdn_base: str, analytics_event: str
+) -> dict[str, Any]:
+    """One ``curatedShows`` entry: the designer, the show's path and its cover."""
+    name = names[show.brand_slug]
+    return {
+        "hed": name,
+        "url": show.path,
+        "image": _image(cdn_base, show.cover, name, show.cover.widths[:2]),
+        "isLive": False,
+        "customMessage": "",
+        "analyticsEvent": analytics_event,
+    }
+
+
+def _names(site: ReplicaSite) -> dict[str, str]:
+    return {brand.slug: brand.name for brand in site.brands}
+
+
+def render_season(site: ReplicaSite, season_slug: str, cdn_base: str) -> str | None:
+    """``/fashion-shows/<season>``: every show of a season, as the real season page lists
+    them (``runwaySeasonContent.allShows[].links[]`` by designer initial, and a few
+    ``curatedShows``); None when no show has that season, so the server answers 404.
+    """
+    shows = [show for show in site.iter_shows() if show.season_slug == season_slug]
+    if not shows:
+        return None
+    names = _names(site)
+    groups = _season_groups(names, shows, season_slug)
     regular = [show for show in shows if show.brand_slug != HOSTILE_BRAND] or shows
     curated = [
-        {
-            "hed": names[show.brand_slug],
-            "url": show.path,
-            "image": _image(cdn_base, show.cover, names[show.brand_slug], show.cover.widths[:2]),
-            "isLive": False,
-            "customMessage": "",
-            "analyticsEvent": "runway-season-curated",
-        }
+        _curated_show(names, show, cdn_base, "runway-season-curated")
         for show in regular[:_CURATED_SHOWS]
     ]
     title = regular[0].title
@@ -330,9 +365,156 @@ def render_season(site: ReplicaSite, season_slug: str, cdn_base: str) -> str | N
         }
     }
     links = "".join(
-        f'<a href="{escape(show.path)}">{escape(names[show.brand_slug])}</a>' for show in named
+        f'<a href="{escape(link["url"])}">{escape(link["text"])}</a>'
+        for group in groups
+        for link in group["links"]
     )
     return _page(f"/fashion-shows/{season_slug}", title, _state_text(state), f"<nav>{links}</nav>")
+
+
+def render_landing(site: ReplicaSite, cdn_base: str) -> str:
+    """``/fashion-shows``: the landing page, in the real one's shape.
+
+    ``transformed.bundle.containers`` holds, as on the real page, a ticker, the current
+    season (``verso-curated-shows``: ``items[0]`` with ``name``, ``curatedShows`` and every
+    show of the season in ``allShows``), an ad slot, a "Street Style" carousel of slideshows
+    and the "Latest in Runway" river (``verso-river``) of the newest shows as ``fashionshow``
+    items with articles and slideshows mixed in. The current season is the one of the newest
+    show by date. Hostile House is left out of the choice, the highlights and the river (its
+    shows are cases, not news) but listed in ``allShows`` like on its season page.
+    """
+    names = _names(site)
+    every = list(site.iter_shows())
+    regular = [show for show in every if show.brand_slug != HOSTILE_BRAND] or every
+    newest = sorted(regular, key=lambda show: (show.event_date, show.path), reverse=True)
+    containers: list[dict[str, Any]] = [_TICKER]
+    links = ""
+    if newest:
+        current = newest[0]
+        season = [show for show in every if show.season_slug == current.season_slug]
+        highlights = [show for show in newest if show.season_slug == current.season_slug]
+        event = f"runway-curatedshows-{_analytics_slug(current.season_slug)}"
+        curated = [
+            _curated_show(names, show, cdn_base, f"{event}-{_analytics_slug(show.brand_slug)}")
+            for show in highlights[:_LANDING_CURATED_SHOWS]
+        ]
+        containers.append({
+            "dangerousHed": current.title,
+            "items": [{
+                "name": current.title,
+                "curatedShows": curated,
+                "allShows": _season_groups(names, season, current.season_slug),
+            }],
+            "template": "verso-curated-shows",
+            "subHed": "Highlights",
+            "shouldEnableBundleComponentAnalytics": True,
+        })
+        links = "".join(
+            f'<a href="{escape(entry["url"])}">{escape(entry["hed"])}</a>' for entry in curated
+        )
+    containers += [_AD_SLOT, _street_style(), _river(names, newest, cdn_base)]
+    state = {"transformed": {"bundle": {"bundleTitle": "Fashion Shows", "containers": containers}}}
+    return _page("/fashion-shows", _LANDING_TITLE, _state_text(state), f"<nav>{links}</nav>")
+
+
+def _river(names: dict[str, str], newest: list[ReplicaShow], cdn_base: str) -> dict[str, Any]:
+    """"Latest in Runway": the newest shows, the editorial items at their fixed places."""
+    items = [
+        _river_show(names[show.brand_slug], show, cdn_base)
+        for show in newest[: _RIVER_ITEMS - len(_RIVER_EDITORIAL)]
+    ]
+    for position, item in _RIVER_EDITORIAL:
+        items.insert(min(position, len(items)), item)
+    return {
+        "copilotId": "5f502d05d7390ed167e980dd",
+        "containerId": "5f502d05d7390ed167e980dd",
+        "dangerousDek": "",
+        "dangerousHed": "Latest in Runway",
+        "featuredDangerousHed": "",
+        "items": items,
+        "layout": "Paginated",
+        "limit": _RIVER_ITEMS,
+        "template": "verso-river",
+        "totalResults": 10000,
+        "shouldEnableBundleComponentAnalytics": True,
+        "noChannelItems": True,
+    }
+
+
+def _river_show(name: str, show: ReplicaShow, cdn_base: str) -> dict[str, Any]:
+    """A show in the river: ``dangerousHed`` the designer and ``dangerousDek`` the season, both
+    HTML (so ``Viktor & Rolf`` arrives as ``Viktor &amp; Rolf``), no date, the cover."""
+    hed, dek = escape(name, quote=False), escape(show.title, quote=False)
+    return {
+        "id": show.cover.photo_id,
+        "contributors": {},
+        "contentType": "fashionshow",
+        "copilotID": show.cover.photo_id,
+        "dangerousHed": hed,
+        "dangerousDek": dek,
+        "date": "",
+        "pubDate": "",
+        "image": {
+            "altText": name,
+            "caption": "",
+            "credit": "",
+            "id": show.cover.photo_id,
+            "sources": _sources(cdn_base, show.cover, show.cover.widths),
+        },
+        "rubric": _RUNWAY_RUBRIC,
+        "source": {"hed": hed, "dek": dek},
+        "url": show.path,
+    }
+
+
+def _editorial(content_type: str, hed: str, url: str, day: str) -> dict[str, Any]:
+    """An article or slideshow of a landing container: a link off the runway."""
+    item_id = f"{zlib.crc32(url.encode()):08x}" * 3
+    return {
+        "id": item_id,
+        "contributors": {},
+        "contentType": content_type,
+        "copilotID": item_id,
+        "dangerousHed": hed,
+        "dangerousDek": "",
+        "date": day,
+        "pubDate": "",
+        "rubric": _RUNWAY_RUBRIC,
+        "url": url,
+    }
+
+
+def _street_style() -> dict[str, Any]:
+    """A carousel of street-style slideshows: on the landing page, never a show."""
+    return {
+        "dangerousDek": "",
+        "dangerousHed": "Street Style",
+        "items": list(_STREET_STYLE),
+        "layout": "Carousel",
+        "template": "verso-features",
+        "totalResults": len(_STREET_STYLE),
+        "shouldEnableBundleComponentAnalytics": True,
+    }
+
+
+# What the real river mixes in among the shows (articles, a slideshow), at these places:
+# links off the runway that a reader of the river must skip. The heds are HTML, as there.
+_RIVER_EDITORIAL: tuple[tuple[int, dict[str, Any]], ...] = (
+    (4, _editorial("article", "On the Podcast: A New Era at the House",
+                   "/article/podcast-a-new-era-at-the-house", "March 14, 2025")),
+    (5, _editorial("article", "Addressed: How to Style Cargo Pants",
+                   "/article/addressed-how-to-style-cargo-pants", "March 13, 2025")),
+    (9, _editorial("gallery", "Au Revoir Fashion Month! The Best Street Style in <em>Paris</em>",
+                   "/slideshow/paris-fashion-week-street-style", "March 12, 2025")),
+)
+_STREET_STYLE: tuple[dict[str, Any], ...] = (
+    _editorial("gallery", "Arrivederci Milano! The Best Street Style Photos From Milan",
+               "/slideshow/best-street-style-photos-milan", "March 2, 2025"),
+    _editorial("gallery", "The Best-Dressed Guests at the London Shows",
+               "/slideshow/best-street-style-photos-london", "February 25, 2025"),
+    _editorial("gallery", "Street Style at New York Fashion Week &#8212; Day 3",
+               "/slideshow/new-york-fashion-week-street-style-day-3", "February 10, 2025"),
+)
 
 
 def _gallery_items(

@@ -35,6 +35,7 @@ from fashion_assets.replica.pages import (
     original_url,
     render_designer,
     render_directory,
+    render_landing,
     render_not_found,
     render_robots,
     render_season,
@@ -233,6 +234,13 @@ class _Handlers:
         self.plan = plan
         self.rng = random.Random(plan.seed)
 
+    def replace_site(self, site: ReplicaSite) -> None:
+        """Answer from ``site`` from now on; pages rendered from the old one are forgotten,
+        or a cached directory would keep hiding the brands the new site adds."""
+        self.site = site
+        self.pages.clear()
+        self.impression_pages.clear()
+
     def reset(self) -> None:
         """Zero the counters and forget Retry-After windows, so each scenario starts clean."""
         self.counters = _Counters(self.serving)
@@ -327,6 +335,8 @@ class _Handlers:
         return _Reply(200, body)
 
     def _render(self, path: str) -> str | None:
+        if path == "/fashion-shows":
+            return render_landing(self.site, self.cdn_url)
         if path == "/fashion-shows/designers":
             return render_directory(self.site)
         parts = path.split("/")
@@ -700,6 +710,16 @@ class ReplicaServer:
 
     def set_faults(self, plan: FaultPlan) -> None:
         self._on_loop(lambda handlers: handlers.set_faults(plan))
+
+    def replace_site(self, site: ReplicaSite) -> None:
+        """Serve ``site`` instead, on every origin, from the next request on.
+
+        The site changes between two crawls as the real one does between two visits: a
+        designer appears in the directory, a season opens. The swap happens on the server's
+        loop, so no request sees half of each site; counters, faults and the image gate stay.
+        """
+        self._on_loop(lambda handlers: handlers.replace_site(site))
+        self.site = site
 
     def stats(self) -> ReplicaStats:
         return self._on_loop(_Handlers.stats)

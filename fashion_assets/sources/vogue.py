@@ -50,6 +50,8 @@ from fashion_assets.sources.errors import PageParseError
 SOURCE = "vogue"
 PUBLIC_BASE_URL = "https://www.vogue.com"
 DIRECTORY_PATH = "/fashion-shows/designers"
+# The landing page names the current seasons: where discovery learns what is new.
+LANDING_PATH = "/fashion-shows"
 
 # Real pages weigh a few MB; anything this large is not a page we know how to read.
 MAX_HTML_CHARS = 20 * 1024 * 1024
@@ -78,6 +80,16 @@ _SHOW_PATH_RE = re.compile(r"/fashion-shows/(?P<season>[A-Za-z0-9-]+)/(?P<brand>
 _DESIGNER_PATH_RE = re.compile(r"/fashion-shows/designer/(?P<brand>[a-z0-9-]{1,120})")
 # `/fashion-shows/designer/<slug>` has the shape of a show path but is a designer page.
 _NOT_A_SEASON = "designer"
+# Segments after `/fashion-shows/` that name other pages: a season path built from one of
+# them would fetch the directory or a designer page instead of a season.
+_NOT_SEASON_SLUGS = frozenset({_NOT_A_SEASON, "designers"})
+# Landing-page containers that list shows, by template (their heds are editorial copy and
+# change; the template is the data's own marker). Every other container (tickers, ads,
+# articles, street-style slideshows) is editorial and ignored.
+_CURATED_SHOWS_TEMPLATE = "verso-curated-shows"
+_RIVER_TEMPLATE = "verso-river"
+# The river mixes articles and slideshows among the shows; only items of this type are shows.
+_SHOW_CONTENT_TYPE = "fashionshow"
 # Markup inside text fields (a real `hed` is `<a href="...">Jil Sander</a>`); bounded so a
 # stray `<` in a long title cannot make the scan quadratic.
 _TAG_RE = re.compile(r"<[^<>]{0,2000}>")
@@ -135,6 +147,20 @@ class ShowPage:
 
 
 @dataclass(frozen=True)
+class Landing:
+    """The ``/fashion-shows`` landing page as discovery needs it.
+
+    ``seasons`` are the slugs of the seasons its shows belong to, the curated (current)
+    season first, then the others of the latest shows in page order, each once;
+    ``designers`` are (display name, brand slug) of every show it lists, first name of a
+    slug winning.
+    """
+
+    seasons: tuple[str, ...]
+    designers: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class _ImageSource:
     url: str
     width: int | None
@@ -146,6 +172,14 @@ def designer_path(brand_slug: str) -> str:
     if not _SLUG_RE.fullmatch(brand_slug):
         raise ValueError(f"not a brand slug: {_quote(brand_slug)}")
     return f"/fashion-shows/designer/{brand_slug}"
+
+
+def season_path(season_slug: str) -> str:
+    """Site path of a season page; the slug is checked because it ends up in a URL, and
+    ``designer``/``designers`` are refused since they would name other pages."""
+    if not _SLUG_RE.fullmatch(season_slug) or season_slug in _NOT_SEASON_SLUGS:
+        raise ValueError(f"not a season slug: {_quote(season_slug)}")
+    return f"{LANDING_PATH}/{season_slug}"
 
 
 def extract_preloaded_state(html: str) -> dict[str, Any]:
@@ -249,6 +283,86 @@ def parse_season_page(html: str) -> tuple[tuple[str, str], ...]:
     )
     groups = _require_list(content, "allShows", "runwaySeasonContent")
     return _named_designers(groups, _show_brand_slug)
+
+
+def parse_landing_page(html: str) -> Landing:
+    """Read the ``/fashion-shows`` landing page as its seasons and designers.
+
+    The state holds ``transformed.bundle.containers[]``: the ``verso-curated-shows`` one
+    lists every show of the current season (``items[].allShows[].links[]``, grouped like a
+    season page, plus a few ``curatedShows``), and the ``verso-river`` one ("Latest in
+    Runway") the latest shows of any season as ``contentType: "fashionshow"`` items, named
+    by ``dangerousHed`` (HTML: tags stripped, entities decoded) and mixed with articles and
+    slideshows. Curated containers are read before rivers so that the current season comes
+    first whatever the page order. Links that are not show paths are dropped.
+
+    Only a page without a state fails for lack of data: a landing that shows no runway
+    containers (between seasons, or after a redesign) reads as empty, which callers can see
+    and report. What is there but of the wrong type (``transformed`` or ``bundle`` not an
+    object, ``containers`` not a list) is a broken page and fails as ``bad_value``.
+    """
+    containers = _landing_containers(extract_preloaded_state(html))
+    seasons: dict[str, None] = {}
+    designers: dict[str, str] = {}
+    for container in containers:
+        if container.get("template") != _CURATED_SHOWS_TEMPLATE:
+            continue
+        for item in _mappings(container.get("items")):
+            groups = item.get("allShows")
+            groups = groups if isinstance(groups, list) else []
+            urls = [show.get("url") for show in _mappings(item.get("curatedShows"))]
+            urls += [link.get("url") for link in _directory_links(groups)]
+            for url in urls:
+                _add_season(seasons, _show_path_match(url))
+            for name, slug in _named_designers(groups, _show_brand_slug):
+                designers.setdefault(slug, name)
+    for container in containers:
+        if container.get("template") != _RIVER_TEMPLATE:
+            continue
+        for item in _mappings(container.get("items")):
+            match = _show_path_match(item.get("url"))
+            if item.get("contentType") != _SHOW_CONTENT_TYPE or match is None:
+                continue
+            _add_season(seasons, match)
+            name = _capped(_markup_text(item.get("dangerousHed")))
+            if name is not None:
+                designers.setdefault(match.group("brand"), name)
+    return Landing(
+        seasons=tuple(seasons), designers=tuple((name, slug) for slug, name in designers.items())
+    )
+
+
+def _landing_containers(state: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The landing's containers that are objects; none when the state has no bundle."""
+    node: Any = state
+    keys = ("transformed", "bundle", "containers")
+    for depth, key in enumerate(keys, start=1):
+        if not isinstance(node, Mapping):
+            where = ".".join(keys[: depth - 1])
+            raise PageParseError("bad_value", f"{where} is {type(node).__name__}, not an object")
+        node = node.get(key)
+        if node is None:
+            return []
+    if not isinstance(node, list):
+        raise PageParseError(
+            "bad_value", f"transformed.bundle.containers is {type(node).__name__}, not a list"
+        )
+    return list(_mappings(node))
+
+
+def _mappings(value: Any) -> Iterator[Mapping[str, Any]]:
+    """The objects of an optional list; anything else in it (or instead of it) is skipped."""
+    if isinstance(value, list):
+        yield from (entry for entry in value if isinstance(entry, Mapping))
+
+
+def _add_season(seasons: dict[str, None], match: re.Match[str] | None) -> None:
+    """Keep a show's season once, in order, only if ``season_path`` would accept it."""
+    if match is None:
+        return
+    season = match.group("season").lower()
+    if _SLUG_RE.fullmatch(season) and season not in _NOT_SEASON_SLUGS:
+        seasons.setdefault(season)
 
 
 def _named_designers(groups: Iterable[Any], slug_of: Callable[[Any], str | None]

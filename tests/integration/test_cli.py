@@ -77,6 +77,22 @@ def test_brands_are_registered_once_and_bad_slugs_refused(cli_env: dict[str, str
     assert result.exit_code == 2 and "not a brand slug" in result.output
 
 
+def test_brands_discover_registers_what_vogue_lists_and_says_so(
+        cli_env: dict[str, str], replica: ReplicaServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FASHION_DISCOVERY_DENY", f"{HOSTILE_BRAND},{ROBOTS_BLOCKED_BRAND}")
+    slugs = sorted(b.slug for b in normal_brands(replica))
+
+    code, out = run("brands", "discover")
+
+    assert code == 0, out
+    assert (f"{len(replica.site.brands)} designers listed: {len(slugs)} new (registered), "
+            "0 known, 2 out of scope, 0 waiting for an editor") in out
+    code, out = run("brands", "list")
+    assert sorted(line.split("\t")[0] for line in out.splitlines()) == slugs
+    code, out = run("brands", "discover", "--json")
+    assert code == 0 and json.loads(out[out.index("{"):])["known"] == len(slugs)
+
+
 def test_names_list_merge_and_refusals(cli_env: dict[str, str], replica: ReplicaServer) -> None:
     week = replica.site.impression.week("stockholm-fashion-week")
     code, out = run("crawl", "--week", week.slug, "--json")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from fashion_assets.domain.discovery import DiscoveryScope, discover
+from fashion_assets.domain.discovery import DiscoveryScope, HeldDesigner, discover
 from fashion_assets.replica import build_site
 from fashion_assets.replica.pages import render_season
 from fashion_assets.sources import vogue
@@ -18,7 +18,7 @@ LISTED = [("Chloé", "chloe"), ("Maison Margiela", "maison-margiela"),
 
 
 def test_everything_listed_and_unknown_is_new_by_default() -> None:
-    found = discover(LISTED, {"chloe"}, DiscoveryScope())
+    found = discover(LISTED, {"chloe": ["chloe", "Chloé"]}, DiscoveryScope())
     assert found.new == (("Maison Margiela", "maison-margiela"),
                          ("Maison Kitsuné", "maison-kitsune"), ("Dior", "christian-dior"))
     assert found.out_of_scope == () and found.known == 1
@@ -26,20 +26,44 @@ def test_everything_listed_and_unknown_is_new_by_default() -> None:
 
 def test_the_allow_list_narrows_and_the_deny_list_wins() -> None:
     scope = DiscoveryScope.from_lists(allow="maison-*, christian-dior", deny="maison-kitsune")
-    found = discover(LISTED, set(), scope)
+    found = discover(LISTED, {}, scope)
     assert [slug for _, slug in found.new] == ["maison-margiela", "christian-dior"]
     assert [slug for _, slug in found.out_of_scope] == ["chloe", "maison-kitsune"]
 
 
 def test_a_known_brand_stays_known_whatever_the_scope() -> None:
-    found = discover(LISTED, {"chloe"}, DiscoveryScope.from_lists(deny="*"))
+    found = discover(LISTED, {"chloe": ["chloe"]}, DiscoveryScope.from_lists(deny="*"))
     assert found.known == 1 and found.new == ()
     assert len(found.out_of_scope) == 3
 
 
 def test_a_slug_listed_twice_counts_once_with_its_first_name() -> None:
-    found = discover([("Chloé", "chloe"), ("CHLOE", "chloe")], set(), DiscoveryScope())
+    found = discover([("Chloé", "chloe"), ("CHLOE", "chloe")], {}, DiscoveryScope())
     assert found.new == (("Chloé", "chloe"),)
+
+
+def test_a_new_slug_whose_name_spells_a_registered_brand_is_held_not_registered() -> None:
+    brands = {"yves-saint-laurent": ["yves-saint-laurent", "Yves Saint Laurent",
+                                     "Saint Laurent"]}
+    listed = [("SAINT LAURENT", "saint-laurent"), ("Dior", "christian-dior")]
+
+    found = discover(listed, brands, DiscoveryScope())
+
+    assert found.held == (HeldDesigner("SAINT LAURENT", "saint-laurent",
+                                       ("yves-saint-laurent",)),)
+    assert found.new == (("Dior", "christian-dior"),) and found.known == 0
+
+
+def test_two_new_slugs_of_one_name_register_the_first_and_hold_the_second() -> None:
+    found = discover([("Rokh", "rokh"), ("ROKH", "rokh-1")], {}, DiscoveryScope())
+    assert found.new == (("Rokh", "rokh"),)
+    assert found.held == (HeldDesigner("ROKH", "rokh-1", ("rokh",)),)
+
+
+def test_a_name_matching_several_brands_is_held_with_every_candidate() -> None:
+    brands = {"a-one": ["a-one", "Twin"], "a-two": ["a-two", "Twin"]}
+    [held] = discover([("Twin", "twin")], brands, DiscoveryScope()).held
+    assert held.candidates == ("a-one", "a-two")
 
 
 @pytest.mark.parametrize(("allow", "deny", "slug", "admitted"), [

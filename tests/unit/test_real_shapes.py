@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from fashion_assets.replica import build_site
-from fashion_assets.replica.pages import render_season, render_show
+from fashion_assets.replica.pages import render_landing, render_season, render_show
 from fashion_assets.replica.site import HOSTILE_BRAND, ReplicaShow, ReplicaSite, old_file_names
 from fashion_assets.sources import vogue
 from tests.real_pages import real_page
@@ -23,6 +23,7 @@ from tests.real_pages import real_page
 REAL_SHOW = "vogue_show__spring-2012-ready-to-wear__jil-sander.html"
 REAL_SHOW_PATH = "/fashion-shows/spring-2012-ready-to-wear/jil-sander"
 REAL_SEASON = "vogue_season__spring-2012-ready-to-wear.html"
+REAL_LANDING = "vogue_fashion-shows_landing.html"
 CDN = "https://assets.vogue.com"
 
 STATE_SCRIPT = re.compile(
@@ -44,6 +45,12 @@ GALLERIES = {  # id: (title, slideshow slug, caption before "Look N")
     "gallery-front-row": ("Front Row", "front-row", "Front Row "),
 }
 SOURCE_KEYS = {"aspectRatio", "width", "url", "srcset"}
+SHOW_PATH = re.compile(r"/fashion-shows/(?P<season>[a-z0-9-]+)/(?P<brand>[a-z0-9-]+)")
+ALL_SHOWS_LINK_KEYS = {"text", "url", "isSecondary", "analyticsEvent"}
+CURATED_SHOW_KEYS = {"hed", "url", "image", "isLive", "customMessage", "analyticsEvent"}
+RIVER_SHOW_KEYS = {"id", "contentType", "dangerousHed", "dangerousDek", "url", "image", "rubric",
+                   "source"}
+RUNWAY_RUBRIC = {"name": "Runway", "url": "/fashion-shows"}
 SIZE_WIDTHS = {"sm": 360, "md": 1024, "lg": 1280, "xl": 1280, "xxl": 2560}
 
 
@@ -96,6 +103,78 @@ def assert_season_page_shape(html: str, season: str) -> None:
         assert {"hed", "url", "image"} <= set(show) and isinstance(show["hed"], str)
         assert set(show["image"]) == {"altText", "contentType", "sources"}
         assert all(set(source) == SOURCE_KEYS for source in show["image"]["sources"].values())
+
+
+def assert_landing_page_shape(html: str) -> str:
+    """The ``/fashion-shows`` landing: containers by template, the current season's shows in a
+    curated container, the latest shows (articles and slideshows mixed in) in a river, and
+    editorial containers beside them; never mistaken for a show, season or directory page.
+    Returns the current season's slug, named by the curated container's title."""
+    script = STATE_SCRIPT.search(html)
+    assert script is not None and "\\u002F" in script.group(1)
+    assert '"https://' not in script.group(1)
+    for parse in (vogue.parse_show_page, vogue.parse_season_page,
+                  vogue.parse_designer_directory):
+        with pytest.raises(vogue.PageParseError):
+            parse(html)
+    containers = vogue.extract_preloaded_state(html)["transformed"]["bundle"]["containers"]
+    templates = [container["template"] for container in containers]
+    assert "verso-ticker" in templates and "verso-mid-content-ad" in templates
+    (curated,) = [c for c in containers if c["template"] == "verso-curated-shows"]
+    season = assert_curated_container(curated)
+    (river,) = [c for c in containers if c["template"] == "verso-river"]
+    assert_river(river)
+    (street,) = [c for c in containers if c.get("dangerousHed") == "Street Style"]
+    assert street["template"] == "verso-features" and street["items"]
+    for item in street["items"]:
+        assert item["contentType"] == "gallery" and item["url"].startswith("/slideshow/")
+    return season
+
+
+def assert_curated_container(container: dict[str, Any]) -> str:
+    """The current season: ``items[0]`` lists all its shows as a season page does."""
+    (item,) = container["items"]
+    assert set(item) == {"name", "curatedShows", "allShows"}
+    assert container["dangerousHed"] == item["name"] and container["subHed"] == "Highlights"
+    season = re.sub(r"[^a-z0-9]+", "-", item["name"].lower()).strip("-")
+    groups = item["allShows"]
+    letters = [group["groupName"] for group in groups]
+    assert letters == sorted(letters, key=lambda letter: (letter == "#", letter))
+    links = [link for group in groups for link in group["links"]]
+    assert links and all(set(link) == ALL_SHOWS_LINK_KEYS for link in links)
+    urls = [link["url"] for link in links]
+    matches = [SHOW_PATH.fullmatch(url) for url in urls]
+    assert all(match is not None and match["season"] == season for match in matches), urls
+    assert len(set(urls)) == len(urls)
+    curated = item["curatedShows"]
+    assert curated and {show["url"] for show in curated} <= set(urls)
+    for show in curated:
+        assert set(show) == CURATED_SHOW_KEYS and isinstance(show["hed"], str)
+        assert set(show["image"]) == {"altText", "contentType", "sources"}
+        # The real landing's covers also give a height; nothing reads these images.
+        assert all(set(source) >= SOURCE_KEYS for source in show["image"]["sources"].values())
+    return season
+
+
+def assert_river(river: dict[str, Any]) -> None:
+    """"Latest in Runway": shows of several seasons, with articles and slideshows among them."""
+    assert river["dangerousHed"] == "Latest in Runway"
+    assert 0 < len(river["items"]) <= river["limit"]
+    shows = [item for item in river["items"] if item["contentType"] == "fashionshow"]
+    others = [item for item in river["items"] if item["contentType"] != "fashionshow"]
+    assert shows and others and {item["contentType"] for item in others} <= {"article", "gallery"}
+    assert all(re.fullmatch(r"/(article|slideshow)/[a-z0-9-]+", item["url"]) for item in others)
+    seasons = set()
+    for show in shows:
+        assert set(show) >= RIVER_SHOW_KEYS and show["rubric"] == RUNWAY_RUBRIC
+        match = SHOW_PATH.fullmatch(show["url"])
+        assert match is not None, show["url"]
+        seasons.add(match["season"])
+        assert show["dangerousHed"] and show["dangerousDek"]  # designer, season title
+        assert show["source"] == {"hed": show["dangerousHed"], "dek": show["dangerousDek"]}
+        assert set(show["image"]) >= {"altText", "id", "sources"}
+        assert all(set(source) == SOURCE_KEYS for source in show["image"]["sources"].values())
+    assert len(seasons) > 1
 
 
 def assert_gallery(gallery: dict[str, Any], path: str) -> None:
@@ -164,6 +243,21 @@ def test_season_page_has_the_real_shape(page: str, site: ReplicaSite) -> None:
         assert rendered is not None
         html = rendered
     assert_season_page_shape(html, season)
+
+
+@pytest.mark.parametrize("page", ["real", "replica"])
+def test_landing_page_has_the_real_shape(page: str, site: ReplicaSite) -> None:
+    if page == "real":
+        html, season = real_page(REAL_LANDING), "fall-2025-ready-to-wear"
+    else:
+        html = render_landing(site, CDN)
+        newest = max((show for show in site.iter_shows() if show.brand_slug != HOSTILE_BRAND),
+                     key=lambda show: show.event_date)
+        season = newest.season_slug
+    assert assert_landing_page_shape(html) == season
+    landing = vogue.parse_landing_page(html)
+    assert landing.seasons[0] == season and len(landing.seasons) > 1
+    assert landing.designers
 
 
 def test_replica_serves_every_shape_the_real_site_has(site: ReplicaSite) -> None:

@@ -102,3 +102,40 @@ def test_slideshow_fragment_is_no_page() -> None:
     with pytest.raises(PageParseError) as caught:
         vogue.parse_show_page(real_page(FRAGMENT))
     assert caught.value.reason == "no_state"
+
+
+def test_landing_gives_the_current_seasons_and_every_designer_it_shows() -> None:
+    """The real ``/fashion-shows``: the curated container's season first, the river's other
+    seasons after it; the designers of every show it lists (the curated season's 324 and the
+    river's few of other seasons), nothing from its articles, slideshows or tickers."""
+    html = real_page(LANDING)
+    landing = vogue.parse_landing_page(html)
+    # Expectations by a plain walk: curated allShows links, then the river's shows.
+    containers = vogue.extract_preloaded_state(html)["transformed"]["bundle"]["containers"]
+    shows: list[tuple[str, str]] = []  # (url, designer name) in page order
+    elsewhere: list[str] = []  # every other link of the containers
+    for container in containers:
+        for item in container.get("items") or []:
+            if container["template"] == "verso-curated-shows":
+                shows += [(link["url"], link["text"])
+                          for group in item["allShows"] for link in group["links"]]
+            elif container["template"] == "verso-river" and item["contentType"] == "fashionshow":
+                shows.append((item["url"], item["dangerousHed"]))
+            else:
+                elsewhere.append(item["url"])
+    expected: dict[str, str] = {}
+    for url, name in shows:
+        # Spacing is the page's own noise ("Snow Xue Gao " has a trailing space).
+        expected.setdefault(url.split("/")[3], " ".join(name.split()))
+
+    assert landing.seasons[0] == "fall-2025-ready-to-wear"
+    assert "tokyo-fall-2025" in landing.seasons
+    assert len(landing.seasons) == len(set(landing.seasons))
+    assert set(landing.seasons) == {url.split("/")[2] for url, _ in shows}
+    assert ("A.W.A.K.E. Mode", "a-w-a-k-e") in landing.designers
+    assert ("Yueqi Qi", "yueqi-qi") in landing.designers  # in the river only (Tokyo)
+    assert len(landing.designers) == len(expected) == 328
+    assert {slug: name for name, slug in landing.designers} == expected
+    assert elsewhere and not {slug for _, slug in landing.designers} & {
+        url.split("?")[0].split("#")[0].rstrip("/").rsplit("/", 1)[-1] for url in elsewhere
+    }
