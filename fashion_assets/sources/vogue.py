@@ -30,6 +30,17 @@ What real show pages taught (``shared/real_pages/``, a 2011 show saved in 2024):
   Details) and give the order; ``lookNumber`` may be absent.
 - ``runwayRecommendations`` lists other houses' shows: nothing here reads it, so its links
   are never taken for the page's own looks or for the brand's shows.
+
+What the real season and landing pages taught (designer discovery reads them):
+
+- A season page (``/fashion-shows/<season>``) lists every show of the season at
+  ``runwaySeasonContent.allShows[].links[]{text,url}`` by designer initial (349 for Spring
+  2012 Ready-to-Wear); ``curatedShows[]`` only repeats a few with a cover.
+- The landing page (``/fashion-shows``) has no page-specific content key: its data is
+  ``bundle.containers[]``, told apart by ``template``. ``verso-curated-shows`` is the
+  current season (its ``allShows`` shaped like a season page's), ``verso-river`` ("Latest in
+  Runway") the latest items, shows (``contentType: "fashionshow"``, designer in
+  ``dangerousHed``) mixed with articles and slideshows; names can carry stray spaces.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from tests.integration.test_review_browser import (  # noqa: F401 - fixtures
     WAIT_S,
     driver,
     engine,
+    text_of,
 )
 
 pytestmark = pytest.mark.slow
@@ -32,11 +33,12 @@ def store(tmp_path: Path) -> ObjectStore:
     return open_store(f"file://{tmp_path / 'objects'}", home=tmp_path)
 
 
-def _row_classes(browser: object, run_id: str) -> list[str]:
-    from selenium.webdriver.common.by import By
-
-    row = browser.find_element(By.ID, f"crawl-{run_id}")  # type: ignore[attr-defined]
-    return (row.get_attribute("class") or "").split()
+def _row_classes(browser: object, run_id: str) -> list[str] | None:
+    """The classes of a run's row, read in one script (see ``text_of``); None without it."""
+    classes = browser.execute_script(  # type: ignore[attr-defined]
+        "const e = document.getElementById(arguments[0]); return e ? e.className : null;",
+        f"crawl-{run_id}")
+    return None if classes is None else classes.split()
 
 
 def test_the_crawler_page_follows_a_crawl_by_itself(driver: object,  # noqa: F811
@@ -55,9 +57,8 @@ def test_the_crawler_page_follows_a_crawl_by_itself(driver: object,  # noqa: F81
                          ignored_exceptions=(NoSuchElementException,
                                              StaleElementReferenceException))
 
-    def cell(run_id: str, css: str) -> str:
-        return browser.find_element(  # type: ignore[attr-defined]
-            By.CSS_SELECTOR, f"#crawl-{run_id} {css}").text
+    def cell(run_id: str, css: str) -> str | None:
+        return text_of(browser, f"#crawl-{run_id} {css}")
 
     with serve(create_app(engine, store, secret=SECRET, crawler_refresh_s=REFRESH_S)) as url:
         browser.get(f"{url}/crawler")  # type: ignore[attr-defined]
@@ -71,7 +72,7 @@ def test_the_crawler_page_follows_a_crawl_by_itself(driver: object,  # noqa: F81
         # element and reading it, which a bare read would report as a failure.
         wait.until(lambda b: cell("run-live", ".photos-count") == "12/120 photos")
         wait.until(lambda b: _row_classes(b, "run-live") == ["crawl"])
-        wait.until(lambda b: b.find_element(By.ID, "status-line").text.startswith(
+        wait.until(lambda b: (text_of(b, "#status-line") or "").startswith(
             "crawler: running 1, queued 0"))
         # Anything the page keeps in memory is lost by a reload: the update must come without.
         browser.execute_script("window.notReloaded = true;")  # type: ignore[attr-defined]
@@ -81,18 +82,20 @@ def test_the_crawler_page_follows_a_crawl_by_itself(driver: object,  # noqa: F81
         wait.until(lambda b: cell("run-live", ".shows-count") == "2/10 shows")
         wait.until(lambda b: cell("run-live", ".photos-count") == "24/120 photos")
         wait.until(lambda b: cell("run-live", ".current-show") == "chloe fall-2020-ready-to-wear")
-        wait.until(lambda b: b.find_element(
-            By.CSS_SELECTOR, "#crawl-run-live progress.shows").get_attribute("value") == "2")
+        wait.until(lambda b: b.execute_script(
+            "const e = document.querySelector('#crawl-run-live progress.shows');"
+            " return e ? e.getAttribute('value') : null;") == "2")
 
         progress.start(engine, "run-stuck", "runway_drafts", "dior", 5,
                        now=datetime.now(UTC) - timedelta(minutes=10))
-        wait.until(lambda b: "amber" in _row_classes(b, "run-stuck"))
+        wait.until(lambda b: "amber" in (_row_classes(b, "run-stuck") or []))
         wait.until(lambda b: _row_classes(b, "run-live") == ["crawl"])
-        wait.until(lambda b: cell("run-stuck", ".heartbeat").startswith("10 min"))
-        wait.until(lambda b: b.find_element(By.ID, "status-line").text.startswith(
+        wait.until(lambda b: (cell("run-stuck", ".heartbeat") or "").startswith("10 min"))
+        wait.until(lambda b: (text_of(b, "#status-line") or "").startswith(
             "crawler: running 2,"))
         assert browser.execute_script(  # type: ignore[attr-defined]
             "return window.notReloaded === true;")
         # The amber is the stylesheet's, not just a class name.
-        wait.until(lambda b: b.find_element(By.ID, "crawl-run-stuck").value_of_css_property(
-            "background-color") == "rgba(251, 191, 36, 1)")
+        wait.until(lambda b: b.execute_script(
+            "const e = document.getElementById('crawl-run-stuck');"
+            " return e ? getComputedStyle(e).backgroundColor : null;") == "rgb(251, 191, 36)")

@@ -39,6 +39,18 @@ def _browser_or_reason() -> str | None:
     return f"missing: {', '.join(missing)}" if missing else None
 
 
+def text_of(browser: object, css: str) -> str | None:
+    """The visible text of the first element ``css`` selects, or None when there is none.
+
+    Read in one script, inside one document: a page that replaces its elements (a click that
+    loads the next page, a live re-render) cannot swap the element between finding it and
+    reading it, which Chromium reports as a generic "Node ... does not belong to the
+    document" error rather than a stale element.
+    """
+    return browser.execute_script(  # type: ignore[attr-defined]
+        "const e = document.querySelector(arguments[0]); return e ? e.innerText : null;", css)
+
+
 @pytest.fixture
 def driver() -> Iterator[object]:
     reason = _browser_or_reason()
@@ -114,7 +126,7 @@ def test_an_editor_signs_in_sees_the_photos_and_approves(driver: object, engine:
             By.CSS_SELECTOR, f'a.sibling[href="/drafts/runway:{sibling}"] img')
 
         browser.find_element(By.ID, "approve").click()  # type: ignore[attr-defined]
-        wait.until(lambda b: b.find_element(By.ID, "status").text == "approved")
+        wait.until(lambda b: text_of(b, "#status") == "approved")
         assert f"draft {draft}: approved" in browser.page_source  # type: ignore[attr-defined]
 
     assert query(database_url, "SELECT status FROM brand_runway_drafts WHERE id = :id",

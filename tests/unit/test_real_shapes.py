@@ -15,7 +15,13 @@ from typing import Any
 import pytest
 
 from fashion_assets.replica import build_site
-from fashion_assets.replica.pages import render_landing, render_season, render_show
+from fashion_assets.replica.pages import (
+    render_designer,
+    render_directory,
+    render_landing,
+    render_season,
+    render_show,
+)
 from fashion_assets.replica.site import HOSTILE_BRAND, ReplicaShow, ReplicaSite, old_file_names
 from fashion_assets.sources import vogue
 from tests.real_pages import real_page
@@ -285,3 +291,33 @@ def test_replica_serves_every_shape_the_real_site_has(site: ReplicaSite) -> None
     assert any("%2C" in url for url in urls) and any(",c_limit" in url for url in urls)
     assert any(url.endswith("0fullscreen.jpg") for url in urls)
     assert any(url.endswith("-credit-gorunway.jpg") for url in urls)
+
+
+def test_designer_and_directory_pages_have_the_shape_sources_md_gives(site: ReplicaSite) -> None:
+    """No real designer or directory page is public: ``../shared/sources.md`` is all that is
+    known of them, and the replica's follow it in the state's frame the real pages share
+    (a text/javascript script, ``/`` written ``\\u002F``) and in the image shape."""
+    brand = next(b for b in site.brands if b.slug != HOSTILE_BRAND and not b.junk_entries)
+    html = render_designer(brand, CDN)
+    script = STATE_SCRIPT.search(html)
+    assert script is not None and "\\u002F" in script.group(1)
+    content = vogue.extract_preloaded_state(html)["transformed"]["runwayDesignerContent"]
+    assert content["name"] == brand.name and content["body"]
+    collections = content["designerCollections"]
+    dates = [entry["eventDate"] for entry in collections]
+    assert dates == sorted(dates, reverse=True)  # newest first
+    for entry in collections:
+        match = SHOW_PATH.fullmatch(entry["url"])  # relative, season then brand
+        assert match is not None and match["brand"] == brand.slug
+        assert entry["hed"] and set(entry["image"]) >= {"sources"}
+        for size, source in entry["image"]["sources"].items():
+            assert set(source) == SOURCE_KEYS and source["width"] == SIZE_WIDTHS[size]
+
+    directory = render_directory(site)
+    directory_script = STATE_SCRIPT.search(directory)
+    assert directory_script is not None and "\\u002F" in directory_script.group(1)
+    groups = vogue.extract_preloaded_state(directory)["transformed"]["allRunwayDesigners"]
+    links = [link for group in groups["groupedLinks"] for link in group["links"]]
+    assert {"text", "url"} <= set(links[0])
+    assert {(link["text"], link["url"]) for link in links} == {
+        (b.name, f"/fashion-shows/designer/{b.slug}") for b in site.brands}
