@@ -335,10 +335,12 @@ def _queue_instance() -> Iterator[tuple[Any, str]]:
 
 
 def _echo_crawls(crawler: Mapping[str, Any]) -> None:
-    """Per running crawl (brand, season or week): shows, photos, last show, heartbeat age."""
+    """Per running crawl (brand, season or week): its step and how far it got (``manifests
+    12/30 shows``), photos, the last thing done, heartbeat age."""
     for c in crawler["running"]:
-        click.echo(f"  running {c['partition_key']} ({c['kind']}): shows {c['shows_done']}/"
-                   f"{c['shows_total']}, photos {c['photos_done']}/{c['photos_total']}, last "
+        click.echo(f"  running {c['partition_key']} ({c['kind']}): {c['step']} "
+                   f"{c['shows_done']}/{c['shows_total']} {c['unit']}, photos "
+                   f"{c['photos_done']}/{c['photos_total']}, last "
                    f"{c['current_show'] or '-'}, heartbeat {c['heartbeat_age']}"
                    " ago" + (" STALE (heartbeat older than the stuck threshold)"
                              if c["stale"] else "") + f" [run {c['run_id']}]")

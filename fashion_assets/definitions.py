@@ -7,6 +7,7 @@ from dagster import AssetSelection, Definitions, colored_console_logger, define_
 from fashion_assets.assets.catalog import approved_drafts, catalog_entries
 from fashion_assets.assets.checks import catalog_checks
 from fashion_assets.assets.discovery import vogue_designer_discovery
+from fashion_assets.assets.health import health_checks
 from fashion_assets.assets.runway import impression_runway_assets, runway_assets
 from fashion_assets.assets.street import street_assets
 from fashion_assets.jobs.cleanup import build_media_cleanup_job, build_media_cleanup_schedule
@@ -24,7 +25,8 @@ from fashion_assets.tags import CRAWL_TAG, PROMOTION_TAG
 
 runway_crawl_job = define_asset_job(
     "runway_crawl",
-    selection=AssetSelection.groups("runway"),
+    # The drafts step reports each partition's health check itself (assets/health.py).
+    selection=AssetSelection.groups("runway").without_checks(),
     tags={CRAWL_TAG: "brand"},
     description="Vogue: listing, image manifests and drafts of one brand, or of a batch of "
                 "brands (a partition range: full_crawl_schedule, backfills, crawl --all).",
@@ -32,7 +34,7 @@ runway_crawl_job = define_asset_job(
 
 impression_runway_crawl_job = define_asset_job(
     "impression_runway_crawl",
-    selection=AssetSelection.groups("impression_runway"),
+    selection=AssetSelection.groups("impression_runway").without_checks(),
     tags={CRAWL_TAG: "season"},
     description="theImpression: the runway galleries of one season, as drafts of the same "
                 "shows as Vogue's.",
@@ -59,7 +61,7 @@ def build_definitions(env: Mapping[str, str] | None = None) -> Definitions:
     return Definitions(
         assets=[*runway_assets, *impression_runway_assets, *street_assets,
                 approved_drafts, catalog_entries, vogue_designer_discovery],
-        asset_checks=catalog_checks,
+        asset_checks=[*catalog_checks, *health_checks],
         jobs=[runway_crawl_job, impression_runway_crawl_job, street_style_crawl_job,
               promote_approved_drafts_job, runway_coverage_repair_job,
               impression_coverage_repair_job, designer_discovery_job,

@@ -58,7 +58,8 @@ class ProgressLog:
 
 
 class CrawlProgress:
-    """One crawl step's progress row: started on entry, one update per show, ended on exit.
+    """One crawl step's progress in its run's row: started on entry, one update per show
+    (or brand, or page: ``unit``), ended on exit.
 
     The crawl calls ``show_done`` from its event loop, so writes go to one background thread
     in order instead of blocking the loop on the database (on SQLite, behind another writer's
@@ -66,18 +67,22 @@ class CrawlProgress:
     loop every ``heartbeat_s`` seconds, so a show that takes long still beats, while a
     blocked loop or a killed process stops beating and is seen as stuck.
 
-    Exit ends the row ``finished``, ``failed`` on an exception (its text as the note), or
-    ``terminated`` when Dagster interrupts the step (a ``BaseException``, not an error). A
+    Exit ends the row ``finished`` when the step is the run's last (``last_step``), else
+    leaves it running with a beat for the next step to start over (the run is never idle
+    between steps); ``failed`` on an exception (its text as the note), or ``terminated``
+    when Dagster interrupts the step (a ``BaseException``, not an error). A
     progress write that fails is reported once through ``warn`` at exit and never fails the
     crawl: the catalog rows of the shows are what matter.
     """
 
     def __init__(self, engine: Engine, run_id: str, kind: str, partition_key: str,
-                 shows_total: int, *, photos_total: int = 0,
+                 shows_total: int, *, step: str = "drafts", unit: str = "shows",
+                 last_step: bool = True, photos_total: int = 0,
                  warn: Callable[[str], None] = lambda message: None,
                  heartbeat_s: float = HEARTBEAT_INTERVAL_S) -> None:
         self.engine, self.run_id = engine, run_id
-        self._start = (kind, partition_key, shows_total, photos_total)
+        self._start = (kind, partition_key, shows_total, photos_total, step, unit)
+        self._last_step = last_step
         self._warn = warn
         self._heartbeat_s = heartbeat_s
         self._writer: ThreadPoolExecutor | None = None
@@ -86,9 +91,9 @@ class CrawlProgress:
         self.shows_total = shows_total
 
     def __enter__(self) -> CrawlProgress:
-        kind, partition_key, shows_total, photos_total = self._start
+        kind, partition_key, shows_total, photos_total, step, unit = self._start
         progress_catalog.start(self.engine, self.run_id, kind, partition_key, shows_total,
-                               photos_total=photos_total)
+                               step=step, unit=unit, photos_total=photos_total)
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="crawl-progress")
         return self
 
@@ -141,11 +146,26 @@ class CrawlProgress:
         else:
             status, note = "terminated", f"interrupted: {type(exc).__name__}"
         try:
-            progress_catalog.finish(self.engine, self.run_id, status, note)
+            if status == "finished" and not self._last_step:
+                progress_catalog.step_done(self.engine, self.run_id)
+            else:
+                progress_catalog.finish(self.engine, self.run_id, status, note)
         except Exception as error:  # the row stays running; the stuck-run rule ends it
             self._error = self._error or f"{type(error).__name__}: {error}"
         if self._error:
             self._warn(f"crawl progress of run {self.run_id} not fully recorded: {self._error}")
+
+
+def runs_later(context: Any, *later_steps: str) -> bool:
+    """Whether the run of ``context`` (an asset's) also runs one of ``later_steps`` (asset
+    names): if not, the step is the run's last and ends its progress row.
+
+    The steps of a run are its step keys when it runs a subset (an asset chosen in the UI,
+    a re-execution), else its job's nodes; an asset's step key is its name.
+    """
+    keys = context.run.step_keys_to_execute
+    names = set(keys) if keys is not None else set(context.job_def.graph.node_dict)
+    return any(step in names for step in later_steps)
 
 
 def _dagster_meta(record: logging.LogRecord) -> dict[str, Any]:

@@ -5,29 +5,67 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from dagster import (
+    IntMetadataValue,
+    MetadataValue,
+    TableColumn,
+    TableMetadataValue,
+    TableRecord,
+    TableSchema,
+)
+
 from fashion_assets.crawl.http import FetchCounters
 from fashion_assets.domain.ingest import Outcome, count_outcomes
 
 MAX_TABLE_ROWS = 500
+# Text longer than this is cut, with a visible "…": a whole page pasted into a reason
+# would swamp the table, while every real reason (the ingest log keeps as many
+# characters) is shown whole.
+MAX_CELL_CHARS = 2000
+
+Cell = str | int | float | bool | None
 
 
-def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[object]],
-                   *, max_rows: int = MAX_TABLE_ROWS) -> str:
-    """A markdown table; cells are escaped so page text cannot break the layout."""
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+def table(key: str, columns: Sequence[tuple[str, str]], rows: Iterable[Sequence[object]],
+          *, max_rows: int = MAX_TABLE_ROWS) -> dict[str, TableMetadataValue | IntMetadataValue]:
+    """The metadata entries of one table, to splat into a run's metadata.
+
+    ``key`` holds a typed table: ``columns`` are (name, type) pairs ("string", "int",
+    "url"...) and numbers stay numbers, so the UI shows the schema and whoever reads the
+    event (a test, a script over Dagster's API) gets records instead of Markdown to parse.
+    At most ``max_rows`` rows are kept; a table value has no caption, so
+    ``<key>_rows_not_shown`` says how many were left out, when any were.
+    """
+    names = [name for name, _ in columns]
+    records: list[TableRecord] = []
     total = 0
     for total, row in enumerate(rows, start=1):
         if total <= max_rows:
-            lines.append("| " + " | ".join(_cell(value) for value in row) + " |")
+            records.append(TableRecord({name: _cell(value)
+                                        for name, value in zip(names, row, strict=True)}))
+    schema = TableSchema(columns=[TableColumn(name, kind) for name, kind in columns])
+    entries: dict[str, TableMetadataValue | IntMetadataValue] = {
+        key: MetadataValue.table(records, schema)}
     if total > max_rows:
-        lines.append(f"\n{total - max_rows} more rows not shown.")
-    return "\n".join(lines)
+        entries[f"{key}_rows_not_shown"] = MetadataValue.int(total - max_rows)
+    return entries
 
 
-def _cell(value: object) -> str:
-    text = "" if value is None else str(value)
-    text = " ".join(text.split())[:200]
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;")
+def _cell(value: object) -> Cell:
+    """Numbers, booleans and blanks stay as they are, so their columns keep their type;
+    anything else is its text, cut only past ``MAX_CELL_CHARS``."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    text = str(value)
+    return text if len(text) <= MAX_CELL_CHARS else text[:MAX_CELL_CHARS - 1] + "…"
+
+
+def plain_value(value: MetadataValue) -> object:
+    """A metadata value as JSON can hold it: a table as its rows (``TableMetadataValue``'s
+    ``value`` is the table object itself), anything else as its value."""
+    if isinstance(value, TableMetadataValue):
+        return [dict(record.data) for record in value.records]
+    return value.value
 
 
 class _Ingested(Protocol):

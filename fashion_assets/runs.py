@@ -163,13 +163,16 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
 def discover_designers(instance: Any, env: Mapping[str, str] | None = None, *,
                        run_log: RunLog = RunLog.EVENTS) -> dict[str, Any]:
     """Run designer discovery in this process, as designer_discovery_schedule launches it;
-    its metadata's counts and tables, and the failure if it failed."""
+    its metadata's counts and tables (as rows, for ``--json``), and the failure if it
+    failed."""
+    from fashion_assets.report import plain_value
+
     env_items = tuple(sorted((env if env is not None else os.environ).items()))
     result = _crawl_job(env_items, "designer_discovery").execute_in_process(
         run_config=run_log.run_config(), instance=instance, raise_on_error=False)
     summary: dict[str, Any] = {"run_id": result.run_id, "success": result.success}
     for materialization in result.asset_materializations_for_node("vogue_designer_discovery"):
-        summary.update({k: v.value for k, v in materialization.metadata.items()})
+        summary.update({k: plain_value(v) for k, v in materialization.metadata.items()})
     if not result.success:
         failures = [_root_message(e) for e in result.all_events if e.is_step_failure]
         summary["error"] = failures[0] if failures else "run failed"
@@ -256,12 +259,10 @@ def _worker_instance():  # -> DagsterInstance
     return dagster_instance()
 
 
-# The drafts assets' progress counts: "shows_done" shares the runway outcomes' prefix.
-PROGRESS_KEYS = frozenset({"shows_done", "shows_total"})
-
-
 def _summary(kind: CrawlKind, key: str, result: Any) -> dict[str, Any]:
     """Counts of the run from its drafts asset's metadata, or the failure."""
+    from fashion_assets.domain.ingest import Outcome
+
     summary: dict[str, Any] = {"kind": kind.name, kind.name: key, "partition": key,
                                "run_id": result.run_id, "success": result.success}
     for materialization in result.asset_materializations_for_node(kind.listing_asset):
@@ -272,9 +273,8 @@ def _summary(kind: CrawlKind, key: str, result: Any) -> dict[str, Any]:
             summary["waits_for"] = kind.waits_for
     for materialization in result.asset_materializations_for_node(kind.drafts_asset):
         meta = {k: v.value for k, v in materialization.metadata.items()}
-        summary["shows"] = {k.removeprefix(kind.outcome_prefix): v for k, v in meta.items()
-                            if k.startswith(kind.outcome_prefix) and not k.endswith("_table")
-                            and k not in PROGRESS_KEYS}
+        # Named one by one: other keys share the prefix ("shows_done", "shows_table"...).
+        summary["shows"] = {o.value: meta[kind.outcome_prefix + o.value] for o in Outcome}
         summary["images_stored"] = meta["images_stored"]
         summary["images_missing"] = meta["images_missing"]
     if not result.success:

@@ -109,6 +109,13 @@ class ReviewPageResource(ConfigurableResource):
     def photo_url(self, object_key: str) -> str:
         return f"{self.base_url.rstrip('/')}/photos/{object_key}"
 
+    def draft_url(self, kind: str, draft_id: int | None) -> str | None:
+        """The draft's page (``/drafts/runway:12``, always with its kind: runway and street
+        drafts number separately); none when a row has no draft (failed, skipped)."""
+        if draft_id is None:
+            return None
+        return f"{self.base_url.rstrip('/')}/drafts/{kind}:{draft_id}"
+
 
 class ClockResource(ConfigurableResource):
     """The crawl's clock: the system's UTC time, or a fixed time for tests and replays.

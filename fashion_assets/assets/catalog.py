@@ -5,14 +5,17 @@ launches when approved drafts wait: first ``approved_drafts`` (what waits), whos
 checks guard promotion, then ``catalog_entries``. Thin shell over ``catalog/promotion.py``.
 """
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, MaterializeResult, asset
 
 from fashion_assets.catalog.entities import RUNWAY, STREET
 from fashion_assets.catalog.promotion import approved_backlog, promote
-from fashion_assets.report import markdown_table
+from fashion_assets.report import table
 from fashion_assets.resources import CatalogResource, ReviewPageResource
 
 GROUP = "catalog"
+# The entity key's columns in the promotion preview, in the crawl tables' words.
+_KEY_COLUMNS = {RUNWAY.kind: [("brand", "string"), ("season code", "string")],
+                STREET.kind: [("city", "string"), ("year", "int"), ("month", "int")]}
 
 
 @asset(
@@ -51,16 +54,13 @@ def catalog_entries(context: AssetExecutionContext, catalog: CatalogResource,
             f"{r.kind}_entries_updated": r.entries_updated,
             f"{r.kind}_photos_added": r.photos_added,
             f"{r.kind}_drafts_promoted": r.drafts_promoted,
-            f"{r.kind}_preview": MetadataValue.md(markdown_table(
-                ["entity key", "title", "photos", "first photo"],
-                [(" / ".join(map(str, e.key)), e.title, e.photos,
-                  _thumbnail(review_page.photo_url(e.first_object_key))
-                  if e.first_object_key else "")
-                 for e in r.preview])),
+            # Photos and drafts are linked through the review page, never the store.
+            **table(f"{r.kind}_preview",
+                    [*_KEY_COLUMNS[r.kind], ("title", "string"), ("photos", "int"),
+                     ("first photo", "url"), ("lead draft", "int"), ("review page", "url")],
+                    [(*e.key, e.title, e.photos,
+                      review_page.photo_url(e.first_object_key) if e.first_object_key else None,
+                      e.lead_draft_id, review_page.draft_url(r.kind, e.lead_draft_id))
+                     for e in r.preview]),
         })
     return MaterializeResult(metadata=metadata)
-
-
-def _thumbnail(url: str) -> str:
-    """A markdown thumbnail of the photo, served by the review page (never the store)."""
-    return f"![first photo]({url})"

@@ -10,25 +10,33 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dagster import AssetCheckResult, AssetCheckSeverity, MetadataValue, asset_check
+from dagster import AssetCheckResult, AssetCheckSeverity, TableMetadataValue, asset_check
 
 from fashion_assets.catalog import integrity
-from fashion_assets.report import markdown_table
+from fashion_assets.report import table
 from fashion_assets.resources import CatalogResource, ObjectStoreResource
 
 
 def _result(violations: Sequence[dict[str, Any]], what: str, *, count: int | None = None,
             **metadata: Any) -> AssetCheckResult:
-    """The check's outcome; ``violations`` are examples when ``count`` says there are more."""
+    """The check's outcome; ``violations`` are examples when ``count`` says there are more.
+
+    The examples' columns are the union of their rows' (runway and street rows name their
+    entity keys differently), each typed by its first value; a passing check has none.
+    """
     total = len(violations) if count is None else count
-    headers = list(violations[0]) if violations else ["none"]
+    names = list(dict.fromkeys(name for row in violations for name in row))
+    columns = [(name, TableMetadataValue.infer_column_type(
+        next((row[name] for row in violations if row.get(name) is not None), None)))
+        for name in names]
     return AssetCheckResult(
         passed=total == 0,
         severity=AssetCheckSeverity.ERROR,
         description=f"{total} {what}" if total else f"no {what}",
         metadata={"violations": total,
-                  "examples": MetadataValue.md(markdown_table(
-                      headers, [[row[h] for h in headers] for row in violations])),
+                  **(table("examples", columns, [[row.get(name) for name in names]
+                                                 for row in violations])
+                     if violations else {}),
                   **metadata},
     )
 

@@ -7,22 +7,24 @@ the catalog, and reports what happened as materialization metadata.
 """
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from dagster import (
     AssetExecutionContext,
     Config,
     MaterializeResult,
-    MetadataValue,
     asset,
 )
 from pydantic import Field
 from sqlalchemy import Engine
 
+from fashion_assets.assets.health import report_partition_health
 from fashion_assets.assets.policies import BRAND_BATCHES, CRAWL_RETRY, listing_failures
+from fashion_assets.assets.steps import step_progress
 from fashion_assets.catalog import names
 from fashion_assets.catalog import runway as runway_catalog
 from fashion_assets.catalog.coverage import given_up_shows
+from fashion_assets.catalog.entities import RUNWAY
 from fashion_assets.catalog.runway import ShowRow
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.base import SourceSite
@@ -41,11 +43,12 @@ from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.ingest import Outcome
 from fashion_assets.partitions import brand_partitions, runway_season_partitions
 from fashion_assets.progress import CrawlProgress, ProgressLog
-from fashion_assets.report import ingest_counts, markdown_table
+from fashion_assets.report import ingest_counts, table
 from fashion_assets.resources import (
     CatalogResource,
     CrawlerResource,
     ObjectStoreResource,
+    ReviewPageResource,
     TheImpressionSourceResource,
     VogueSourceResource,
 )
@@ -88,16 +91,21 @@ def runway_show_listings(context: AssetExecutionContext, catalog: CatalogResourc
     site = vogue.site()
     brands = context.partition_keys
     listings, failed = [], []
-    for brand in brands:  # each brand is registered in the catalog once its listing is read
-        try:
-            listings.append(_list_brand(context, engine, site, vogue, crawler, brand))
-        except ListingError as exc:
-            if len(brands) == 1:  # one brand: the run fails, retried only if that can help
-                with listing_failures():
-                    raise
-            # A batch goes on with its other brands: the failure is in the ingest log.
-            context.log.warning(f"{exc}; the batch goes on with its other brands")
-            failed.append((brand, str(exc)))
+    tracker = step_progress(context, engine, crawler, "listing", len(brands), unit="brands",
+                            later=("runway_image_manifests", "runway_drafts"))
+    with tracker:
+        for brand in brands:  # each brand is registered in the catalog once its listing is read
+            try:
+                listings.append(_list_brand(context, engine, site, vogue, crawler, brand,
+                                            tracker))
+            except ListingError as exc:
+                if len(brands) == 1:  # one brand: the run fails, retried only if that can help
+                    with listing_failures():
+                        raise
+                # A batch goes on with its other brands: the failure is in the ingest log.
+                context.log.warning(f"{exc}; the batch goes on with its other brands")
+                failed.append((brand, str(exc)))
+            tracker.show_done(brand)
     return MaterializeResult(metadata={
         "brands": len(brands),
         "failed_brands": len(failed),
@@ -108,21 +116,22 @@ def runway_show_listings(context: AssetExecutionContext, catalog: CatalogResourc
         "skipped_entries": sum(len(listing.skipped) for listing in listings),
         "pending_cities": ", ".join(sorted({c for listing in listings
                                             for c in listing.pending_cities})),
-        "shows_table": MetadataValue.md(markdown_table(
-            ["brand", "#", "title", "season code", "source URL"],
-            [(listing.brand_slug, s.listing_position, s.title, s.entity_key.season_code,
-              s.source_key.source_url) for listing in listings for s in listing.shows])),
-        **({"failed_table": MetadataValue.md(markdown_table(["brand", "error"], failed))}
+        **table("shows_table", [("brand", "string"), ("#", "int"), ("title", "string"),
+                                ("season code", "string"), ("source URL", "url")],
+                [(listing.brand_slug, s.listing_position, s.title, s.entity_key.season_code,
+                  s.source_key.source_url) for listing in listings for s in listing.shows]),
+        **(table("failed_table", [("brand", "string"), ("error", "string")], failed)
            if failed else {}),
     })
 
 
 def _list_brand(context: AssetExecutionContext, engine: Engine, site: SourceSite,
-                vogue: VogueSourceResource, crawler: CrawlerResource, brand: str
-                ) -> ListingResult:
+                vogue: VogueSourceResource, crawler: CrawlerResource, brand: str,
+                tracker: CrawlProgress) -> ListingResult:
     """One brand's listing: fetched, recorded, its own name and its notes logged."""
     async def run() -> ListingResult:
-        async with Fetcher(crawler.http_policy(), vogue.host_policy()) as fetcher:
+        async with Fetcher(crawler.http_policy(), vogue.host_policy()) as fetcher, \
+                tracker.beating():
             return await crawl_listing(fetcher, site, engine, brand, run_id=context.run.run_id,
                                        max_page_bytes=crawler.max_page_bytes)
 
@@ -153,7 +162,8 @@ def runway_image_manifests(context: AssetExecutionContext, catalog: CatalogResou
                            config: ShowScope) -> MaterializeResult:
     site = vogue.site()
     shows = config.of(brands_shows(catalog.engine(), context.partition_keys, site.source))
-    return manifests_result(context, catalog, crawler, site, vogue.host_policy(), shows)
+    return manifests_result(context, catalog, crawler, site, vogue.host_policy(), shows,
+                            next_step="runway_drafts")
 
 
 @asset(
@@ -170,11 +180,14 @@ def runway_image_manifests(context: AssetExecutionContext, catalog: CatalogResou
 )
 def runway_drafts(context: AssetExecutionContext, catalog: CatalogResource,
                   store: ObjectStoreResource, vogue: VogueSourceResource,
-                  crawler: CrawlerResource,
-                  config: ShowScope) -> MaterializeResult:
+                  crawler: CrawlerResource, review_page: ReviewPageResource,
+                  config: ShowScope) -> Iterator[MaterializeResult]:
     site = vogue.site()
     shows = config.of(brands_shows(catalog.engine(), context.partition_keys, site.source))
-    return drafts_result(context, catalog, store, crawler, site, vogue.host_policy(), shows)
+    yield drafts_result(context, catalog, store, crawler, review_page, site,
+                        vogue.host_policy(), shows)
+    # After the materialization: an evaluation older than it would not count as current.
+    report_partition_health(context, catalog.engine())
 
 
 @asset(
@@ -194,13 +207,18 @@ def impression_runway_listings(context: AssetExecutionContext, catalog: CatalogR
     engine = catalog.engine()
     site = theimpression.site()
 
+    tracker = step_progress(context, engine, crawler, "listing", 1, unit="seasons",
+                            later=("impression_runway_manifests", "impression_runway_drafts"))
+
     async def run():
-        async with Fetcher(crawler.http_policy(), theimpression.host_policy()) as fetcher:
+        async with Fetcher(crawler.http_policy(), theimpression.host_policy()) as fetcher, \
+                tracker.beating():
             return await crawl_season_listing(fetcher, site, engine, season,
                                               run_id=context.run.run_id, limits=crawler.limits())
 
-    with listing_failures():
+    with listing_failures(), tracker:
         listing = loop.run(run())
+        tracker.show_done(season)
     waiting = [h for h in listing.held if h.outcome == "waiting_for_name"]
     context.log.info(f"{season}: {len(listing.shows)} galleries listed, {listing.new_shows} new,"
                      f" {len(waiting)} waiting for a brand name")
@@ -213,13 +231,13 @@ def impression_runway_listings(context: AssetExecutionContext, catalog: CatalogR
         "new_shows": listing.new_shows,
         "waiting_for_name": len(waiting),
         "skipped_entries": len(listing.skipped) + len(listing.held) - len(waiting),
-        "shows_table": MetadataValue.md(markdown_table(
-            ["#", "brand", "title", "source URL"],
-            [(s.listing_position, s.entity_key.brand_slug, s.title, s.source_key.source_url)
-             for s in listing.shows])),
-        "held_table": MetadataValue.md(markdown_table(
-            ["designer", "outcome", "title", "source URL"],
-            [(h.name, h.outcome, h.title, h.source_url) for h in listing.held])),
+        **table("shows_table", [("#", "int"), ("brand", "string"), ("title", "string"),
+                                ("source URL", "url")],
+                [(s.listing_position, s.entity_key.brand_slug, s.title,
+                  s.source_key.source_url) for s in listing.shows]),
+        **table("held_table", [("designer", "string"), ("outcome", "string"),
+                               ("title", "string"), ("source URL", "url")],
+                [(h.name, h.outcome, h.title, h.source_url) for h in listing.held]),
     })
 
 
@@ -240,7 +258,8 @@ def impression_runway_manifests(context: AssetExecutionContext, catalog: Catalog
     site = theimpression.site()
     shows = config.of(runway_catalog.season_shows(catalog.engine(), context.partition_key,
                                                  site.source))
-    return manifests_result(context, catalog, crawler, site, theimpression.host_policy(), shows)
+    return manifests_result(context, catalog, crawler, site, theimpression.host_policy(), shows,
+                            next_step="impression_runway_drafts")
 
 
 @asset(
@@ -256,22 +275,24 @@ def impression_runway_manifests(context: AssetExecutionContext, catalog: Catalog
 def impression_runway_drafts(context: AssetExecutionContext, catalog: CatalogResource,
                              store: ObjectStoreResource,
                              theimpression: TheImpressionSourceResource,
-                             crawler: CrawlerResource,
-                             config: ShowScope) -> MaterializeResult:
+                             crawler: CrawlerResource, review_page: ReviewPageResource,
+                             config: ShowScope) -> Iterator[MaterializeResult]:
     site = theimpression.site()
     shows = config.of(runway_catalog.season_shows(catalog.engine(), context.partition_key,
                                                  site.source))
-    return drafts_result(context, catalog, store, crawler, site, theimpression.host_policy(),
-                         shows)
+    yield drafts_result(context, catalog, store, crawler, review_page, site,
+                        theimpression.host_policy(), shows)
+    report_partition_health(context, catalog.engine())
 
 
 def _given_up(engine: Engine, shows: Sequence[ShowRow]) -> dict[str, object]:
     """The run's shows the coverage sensor gave up on, with why (a full crawl still tried
     them, above)."""
     given_up = given_up_shows(engine, [s.id for s in shows])
-    return {"given_up_shows": len(given_up), **({"given_up_table": MetadataValue.md(
-        markdown_table(["show", "attempts", "gave up", "reason"],
-                       [(g.source_url, g.attempts, g.gave_up_at, g.reason) for g in given_up]))}
+    return {"given_up_shows": len(given_up), **(table(
+        "given_up_table", [("show", "url"), ("attempts", "int"), ("gave up", "string"),
+                           ("reason", "string")],
+        [(g.source_url, g.attempts, g.gave_up_at, g.reason) for g in given_up])
         if given_up else {})}
 
 
@@ -280,34 +301,30 @@ def brands_shows(engine: Engine, brands: Sequence[str], source: str) -> list[Sho
     return [show for brand in brands for show in runway_catalog.brand_shows(engine, brand, source)]
 
 
-def partition_label(context: AssetExecutionContext) -> str:
-    """The run's partition, or its range ``first..last`` when it covers a batch."""
-    if context.has_partition_key_range:
-        keys = context.partition_key_range
-        if keys.start != keys.end:
-            return f"{keys.start}..{keys.end}"
-    return context.partition_key
-
-
 def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
                      crawler: CrawlerResource, site: SourceSite, hosts: HostPolicy,
-                     shows: Sequence[ShowRow]) -> MaterializeResult:
-    """Fetch the missing manifests of ``shows`` and report them (both sources' step)."""
+                     shows: Sequence[ShowRow], *, next_step: str) -> MaterializeResult:
+    """Fetch the missing manifests of ``shows`` and report them (both sources' step;
+    ``next_step``: the drafts asset that follows it when the run has it)."""
     engine = catalog.engine()
     progress = ProgressLog(context.log.info, len(shows))
+    tracker = step_progress(context, engine, crawler, "manifests", len(shows),
+                            later=(next_step,))
 
     def on_result(result: ManifestResult) -> None:
+        tracker.show_done(f"{result.show.brand_slug} {result.show.season_code}")
         if result.outcome != "kept":
             progress.add(f"{result.show.brand_slug} {result.show.season_code}: manifest "
                          f"{result.outcome}, {result.expected_images} photos "
                          f"{result.reason}".rstrip())
 
     async def run():
-        async with Fetcher(crawler.http_policy(), hosts) as fetcher:
+        async with Fetcher(crawler.http_policy(), hosts) as fetcher, tracker.beating():
             return await fetch_manifests(fetcher, site, engine, shows, run_id=context.run.run_id,
                                          limits=crawler.limits(), on_result=on_result)
 
-    results = loop.run(run())
+    with tracker:
+        results = loop.run(run())
     progress.flush()
     counts = Counter(r.outcome for r in results)
     return MaterializeResult(metadata={
@@ -316,17 +333,20 @@ def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
         "kept": counts["kept"],
         "failed": counts["failed"],
         "expected_images": sum(r.expected_images for r in results),
-        "manifests_table": MetadataValue.md(markdown_table(
-            ["brand", "season code", "manifest", "expected photos", "note"],
-            [(r.show.brand_slug, r.show.season_code, r.outcome, r.expected_images, r.reason)
-             for r in results])),
+        **table("manifests_table", [("brand", "string"), ("season code", "string"),
+                                    ("manifest", "string"), ("expected photos", "int"),
+                                    ("reason", "string")],
+                [(r.show.brand_slug, r.show.season_code, r.outcome, r.expected_images,
+                  r.reason) for r in results]),
     })
 
 
 def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
-                  store: ObjectStoreResource, crawler: CrawlerResource, site: SourceSite,
-                  hosts: HostPolicy, shows: Sequence[ShowRow]) -> MaterializeResult:
-    """Draft ``shows`` and report the outcomes (both sources' step).
+                  store: ObjectStoreResource, crawler: CrawlerResource,
+                  review_page: ReviewPageResource, site: SourceSite, hosts: HostPolicy,
+                  shows: Sequence[ShowRow]) -> MaterializeResult:
+    """Draft ``shows`` and report the outcomes (both sources' step), each draft with a link
+    to its review page.
 
     Progress goes to the run's log (batched lines) and, show by show, to the catalog's
     ``crawl_progress`` row of the run, for the status command, the /crawler page and the
@@ -339,10 +359,8 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
     # show's update corrects its share, so the total ends as the photos really handled.
     planned = {s.id: s.expected_images if s.has_manifest and not (s.drafted or s.in_catalog)
                else 0 for s in shows}
-    tracker = CrawlProgress(engine, context.run.run_id, context.asset_key.to_user_string(),
-                            partition_label(context), len(shows),
-                            photos_total=sum(planned.values()), warn=context.log.warning,
-                            heartbeat_s=crawler.heartbeat_seconds)
+    tracker = step_progress(context, engine, crawler, "drafts", len(shows),
+                            photos_total=sum(planned.values()))
 
     def on_result(result: ShowResult) -> None:
         # A repair may fetch photos the draft holds already (under new URLs): it says how
@@ -373,10 +391,12 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
         "shows_done": tracker.shows_done,
         "shows_total": tracker.shows_total,
         **_given_up(engine, shows),
-        "shows_table": MetadataValue.md(markdown_table(
-            ["brand", "season code", "outcome", "draft", "stored", "missing", "note"],
-            [(r.show.brand_slug, r.show.season_code, r.outcome.value, r.draft_id,
-              r.images_stored, r.images_missing, r.reason) for r in results])),
+        **table("shows_table", [("brand", "string"), ("season code", "string"),
+                                ("outcome", "string"), ("draft", "int"), ("review page", "url"),
+                                ("stored", "int"), ("missing", "int"), ("reason", "string")],
+                [(r.show.brand_slug, r.show.season_code, r.outcome.value, r.draft_id,
+                  review_page.draft_url(RUNWAY.kind, r.draft_id), r.images_stored,
+                  r.images_missing, r.reason) for r in results]),
     })
 
 

@@ -5,22 +5,25 @@ be re-run or backfilled alone. The albums are keyed by city and the crawl's mont
 per run from the ``clock`` resource), whatever week partition they were listed under.
 """
 
-from dagster import AssetExecutionContext, MaterializeResult, MetadataValue, asset
+from dagster import AssetExecutionContext, MaterializeResult, asset
 
 from fashion_assets.assets.policies import CRAWL_RETRY, listing_failures
+from fashion_assets.assets.steps import step_progress
 from fashion_assets.catalog import street as street_catalog
+from fashion_assets.catalog.entities import STREET
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.http import Fetcher
 from fashion_assets.crawl.impression import crawl_week_listing
 from fashion_assets.crawl.street import ArticleResult, ingest_articles
 from fashion_assets.partitions import fashion_week_partitions
-from fashion_assets.progress import CrawlProgress, ProgressLog
-from fashion_assets.report import ingest_counts, markdown_table
+from fashion_assets.progress import ProgressLog
+from fashion_assets.report import ingest_counts, table
 from fashion_assets.resources import (
     CatalogResource,
     ClockResource,
     CrawlerResource,
     ObjectStoreResource,
+    ReviewPageResource,
     TheImpressionSourceResource,
 )
 
@@ -46,13 +49,18 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
     site = theimpression.site()
     now = clock.now()
 
+    tracker = step_progress(context, engine, crawler, "listing", 1, unit="weeks",
+                            later=("street_snap_drafts",))
+
     async def run():
-        async with Fetcher(crawler.http_policy(), theimpression.host_policy()) as fetcher:
+        async with Fetcher(crawler.http_policy(), theimpression.host_policy()) as fetcher, \
+                tracker.beating():
             return await crawl_week_listing(fetcher, site, engine, week, now=now,
                                             run_id=context.run.run_id, limits=crawler.limits())
 
-    with listing_failures():
+    with listing_failures(), tracker:
         listing = loop.run(run())
+        tracker.show_done(week)
     city = listing.city or f"waiting: {listing.city_name!r} is not a known city"
     context.log.info(f"{week}: {len(listing.articles)} articles on {listing.pages} pages, "
                      f"{listing.new_articles} new, city {city}")
@@ -68,9 +76,9 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
         "new_articles": listing.new_articles,
         "waiting_for_name": sum(h.outcome == "waiting_for_name" for h in listing.held),
         "skipped_entries": len(listing.skipped),
-        "articles_table": MetadataValue.md(markdown_table(
-            ["#", "title", "source URL"],
-            [(a.listing_position, a.title, a.source_key.source_url) for a in listing.articles])),
+        **table("articles_table", [("#", "int"), ("title", "string"), ("source URL", "url")],
+                [(a.listing_position, a.title, a.source_key.source_url)
+                 for a in listing.articles]),
     })
 
 
@@ -87,7 +95,8 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
 )
 def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
                        store: ObjectStoreResource, theimpression: TheImpressionSourceResource,
-                       crawler: CrawlerResource) -> MaterializeResult:
+                       crawler: CrawlerResource, review_page: ReviewPageResource
+                       ) -> MaterializeResult:
     week = context.partition_key
     engine = catalog.engine()
     site = theimpression.site()
@@ -95,9 +104,7 @@ def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
     articles = street_catalog.week_articles(engine, week, site.source)
     progress = ProgressLog(context.log.info, len(articles))
     # An article's photo count is only known once its page is read: the total grows with it.
-    tracker = CrawlProgress(engine, context.run.run_id, context.asset_key.to_user_string(),
-                            week, len(articles), warn=context.log.warning,
-                            heartbeat_s=crawler.heartbeat_seconds)
+    tracker = step_progress(context, engine, crawler, "drafts", len(articles), unit="articles")
 
     def on_result(r: ArticleResult) -> None:
         key = r.article.entity_key
@@ -123,11 +130,14 @@ def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
         **ingest_counts("articles_", results, counters, object_store.url),
         "shows_done": tracker.shows_done,
         "shows_total": tracker.shows_total,
-        "articles_table": MetadataValue.md(markdown_table(
-            ["album", "article", "outcome", "draft", "stored", "missing", "note"],
-            [(f"{r.article.city} {r.article.year}-{r.article.month:02d}",
-              r.article.source_path, r.outcome.value, r.draft_id, r.images_stored,
-              r.images_missing, r.reason) for r in results])),
+        **table("articles_table", [("album", "string"), ("article", "string"),
+                                   ("outcome", "string"), ("draft", "int"),
+                                   ("review page", "url"), ("stored", "int"),
+                                   ("missing", "int"), ("reason", "string")],
+                [(f"{r.article.city} {r.article.year}-{r.article.month:02d}",
+                  r.article.source_path, r.outcome.value, r.draft_id,
+                  review_page.draft_url(STREET.kind, r.draft_id), r.images_stored,
+                  r.images_missing, r.reason) for r in results]),
     })
 
 

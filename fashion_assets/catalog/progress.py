@@ -29,7 +29,8 @@ RECENT_OUTCOMES = 50
 MAX_NOTE = 2000
 
 _COLUMNS = ("run_id, kind, partition_key, shows_total, shows_done, current_show, photos_total,"
-            " photos_done, started_at, heartbeat_at, finished_at, status, note, host, pid")
+            " photos_done, started_at, heartbeat_at, finished_at, status, note, host, pid,"
+            " step, unit")
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,8 @@ class ProgressRow:
     note: str
     host: str = ""  # the machine and process the run's crawl step runs in
     pid: int = 0
+    step: str = "drafts"  # the step the run is in: listing, manifests, drafts, discovery
+    unit: str = "shows"  # what shows_done and shows_total count in that step
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON-able data (times as ISO 8601 strings)."""
@@ -109,27 +112,32 @@ def _timed(sql: str) -> Any:
 
 
 def start(engine: Engine, run_id: str, kind: str, partition_key: str, shows_total: int, *,
-          photos_total: int = 0, now: datetime | None = None) -> None:
-    """Record that ``run_id`` starts crawling ``shows_total`` shows (of ``photos_total`` photos).
+          step: str = "drafts", unit: str = "shows", photos_total: int = 0,
+          now: datetime | None = None) -> None:
+    """Record that ``run_id`` starts ``step`` (the asset ``kind``) over ``shows_total``
+    ``unit`` (shows, brands, pages; of ``photos_total`` photos).
 
-    Starting the same run again (Dagster retried the step in the same run) starts its row
-    over: the counters describe the attempt that runs now.
+    Each step of a run starts its row over: the counters describe the step that runs now,
+    the start time stays the run's. Starting the same step again (Dagster retried it in the
+    same run) starts it over too, after a failure; a run the stuck-run sensor terminated
+    stays terminated.
     """
     with engine.begin() as conn:
         conn.execute(_timed(
             "INSERT INTO crawl_progress (run_id, kind, partition_key, shows_total, shows_done,"
             " current_show, photos_total, photos_done, started_at, heartbeat_at, finished_at,"
-            " status, note, host, pid) VALUES (:run, :kind, :part, :shows, 0, '', :photos, 0,"
-            " :now, :now, NULL, 'running', '', :host, :pid)"
+            " status, note, host, pid, step, unit) VALUES (:run, :kind, :part, :shows, 0, '',"
+            " :photos, 0, :now, :now, NULL, 'running', '', :host, :pid, :step, :unit)"
             " ON CONFLICT (run_id) DO UPDATE SET kind = excluded.kind,"
             " partition_key = excluded.partition_key, shows_total = excluded.shows_total,"
             " shows_done = 0, current_show = '', photos_total = excluded.photos_total,"
-            " photos_done = 0, started_at = excluded.started_at,"
-            " heartbeat_at = excluded.heartbeat_at, finished_at = NULL, status = 'running',"
-            " note = '', host = excluded.host, pid = excluded.pid"),
+            " photos_done = 0, heartbeat_at = excluded.heartbeat_at, finished_at = NULL,"
+            " status = 'running', note = '', host = excluded.host, pid = excluded.pid,"
+            " step = excluded.step, unit = excluded.unit"
+            " WHERE crawl_progress.status <> 'terminated'"),
             {"run": run_id, "kind": kind, "part": partition_key, "shows": max(0, shows_total),
              "photos": max(0, photos_total), "now": _stored(now), "host": socket.gethostname(),
-             "pid": os.getpid()})
+             "pid": os.getpid(), "step": step, "unit": unit})
 
 
 def show_done(engine: Engine, run_id: str, current_show: str, *, photos_done_delta: int = 0,
@@ -155,9 +163,21 @@ def beat(engine: Engine, run_id: str, *, now: datetime | None = None) -> bool:
 
     False when the run is not running (a terminated run beating on is not revived).
     """
+    return _touch(engine, run_id, "", now)
+
+
+def step_done(engine: Engine, run_id: str, *, now: datetime | None = None) -> bool:
+    """A step that is not the run's last ended well: the row stays running (the next step
+    starts it over), with a beat and a note, so the run never reads as idle between steps.
+    False when the run is not running."""
+    return _touch(engine, run_id, ", note = step || ' done'", now)
+
+
+def _touch(engine: Engine, run_id: str, also_set: str, now: datetime | None) -> bool:
+    """Beat a running row (and set ``also_set``, a fixed SQL fragment); False otherwise."""
     with engine.begin() as conn:
         changed = conn.execute(_timed(
-            "UPDATE crawl_progress SET heartbeat_at = :now"
+            f"UPDATE crawl_progress SET heartbeat_at = :now{also_set}"
             " WHERE run_id = :run AND status = 'running'"),
             {"run": run_id, "now": _stored(now)}).rowcount
     return bool(changed)
@@ -183,12 +203,13 @@ def finish(engine: Engine, run_id: str, status: str = "finished", note: str = ""
 
 def _row(values: Any) -> ProgressRow:
     (run_id, kind, partition_key, shows_total, shows_done, current_show, photos_total,
-     photos_done, started_at, heartbeat_at, finished_at, status, note, host, pid) = values
+     photos_done, started_at, heartbeat_at, finished_at, status, note, host, pid, step,
+     unit) = values
     started, beaten = _read(started_at), _read(heartbeat_at)
     assert started is not None and beaten is not None  # NOT NULL columns
     return ProgressRow(str(run_id), kind, partition_key, int(shows_total), int(shows_done),
                        current_show, int(photos_total), int(photos_done), started, beaten,
-                       _read(finished_at), status, note, str(host), int(pid))
+                       _read(finished_at), status, note, str(host), int(pid), step, unit)
 
 
 def get(engine: Engine, run_id: str) -> ProgressRow | None:

@@ -31,6 +31,9 @@ class PromotedEntry:
     title: str
     photos: int
     first_object_key: str | None
+    # The draft whose text the entry holds (``lead_draft``); its review page lists the
+    # entry's other drafts, and there is no page of catalog entries.
+    lead_draft_id: int
 
 
 @dataclass
@@ -209,11 +212,14 @@ def _preview(conn: Connection, t: EntityTables, limit: int) -> list[PromotedEntr
     rows = conn.execute(text(
         f"SELECT {key}, c.title,"
         f" (SELECT count(*) FROM {t.catalog_images} i WHERE i.{fk} = c.id),"
-        f" (SELECT i.object_key FROM {t.catalog_images} i WHERE i.{fk} = c.id AND i.position = 1)"
+        f" (SELECT i.object_key FROM {t.catalog_images} i WHERE i.{fk} = c.id AND i.position = 1),"
+        f" (SELECT d.id FROM {t.drafts} d WHERE {same_entity(t, 'd', 'c')} AND {contributes('d')}"
+        f"  ORDER BY {_rank('d')}, d.id LIMIT 1)"
         f" FROM {t.catalog} c JOIN {_KEYS} k ON {same_entity(t, 'c', 'k')}"
         f" ORDER BY {key} LIMIT :n"), {"n": limit}).all()
     width = len(t.key)
-    return [PromotedEntry(tuple(r[:width]), str(r[width]), int(r[width + 1]), r[width + 2])
+    return [PromotedEntry(tuple(r[:width]), str(r[width]), int(r[width + 1]), r[width + 2],
+                          int(r[width + 3]))
             for r in rows]
 
 

@@ -48,9 +48,11 @@ class DesignerListings:
         return tuple(page for page in self.pages if page.error)
 
 
-async def read_designer_listings(fetcher: Fetcher, site: SourceSite, *, seasons: int,
-                                 max_page_bytes: int) -> DesignerListings:
-    """Fetch the directory, the landing page and its first ``seasons`` season pages."""
+async def read_designer_listings(
+        fetcher: Fetcher, site: SourceSite, *, seasons: int, max_page_bytes: int,
+        on_page: Callable[[ListingPage], None] = lambda page: None) -> DesignerListings:
+    """Fetch the directory, the landing page and its first ``seasons`` season pages;
+    ``on_page`` hears of each page as it is read or fails (progress)."""
     pages: list[ListingPage] = []
     designers: list[tuple[str, str]] = []
     transient: list[bool] = []
@@ -60,18 +62,22 @@ async def read_designer_listings(fetcher: Fetcher, site: SourceSite, *, seasons:
         fetched = await fetcher.fetch(site.url(path), max_bytes=max_page_bytes)
         if not fetched.ok:
             transient.append(is_transient(str(fetched.error)))
-            pages.append(ListingPage(path, 0, f"{fetched.error}: {fetched.detail}"))
+            record(ListingPage(path, 0, f"{fetched.error}: {fetched.detail}"))
             return None
         try:
             return parse(fetched.body.decode("utf-8", "replace"))
         except vogue.PageParseError as exc:
             transient.append(False)
-            pages.append(ListingPage(path, 0, f"{exc.reason}: {exc}"))
+            record(ListingPage(path, 0, f"{exc.reason}: {exc}"))
             return None
+
+    def record(page: ListingPage) -> None:
+        pages.append(page)
+        on_page(page)
 
     def found(path: str, named: tuple[tuple[str, str], ...]) -> None:
         designers.extend(named)
-        pages.append(ListingPage(path, len(named)))
+        record(ListingPage(path, len(named)))
 
     directory = await read(vogue.DIRECTORY_PATH, vogue.parse_designer_directory)
     if directory is not None:

@@ -15,7 +15,6 @@ from typing import TypeVar
 from dagster import (
     Field,
     JobDefinition,
-    MetadataValue,
     OpExecutionContext,
     ScheduleDefinition,
     job,
@@ -25,7 +24,7 @@ from dagster import (
 from fashion_assets import settings
 from fashion_assets.catalog.media import referenced_keys
 from fashion_assets.domain.cleanup import CleanupSummary, orphans
-from fashion_assets.report import markdown_table
+from fashion_assets.report import table
 from fashion_assets.resources import CatalogResource, ClockResource, ObjectStoreResource
 from fashion_assets.storage.base import ObjectStore, StoredObject
 
@@ -89,8 +88,8 @@ def run_cleanup(context: OpExecutionContext, store: ObjectStore, catalog: Catalo
 
 def summary_metadata(summary: CleanupSummary, store_url: str,
                      grace: timedelta) -> dict[str, object]:
-    """The run's metadata: counts, and a table of the (first 100) keys removed or to remove."""
-    title = "would remove" if summary.dry_run else "removed"
+    """The run's metadata: counts, and a table of the (first 100) keys removed or, in a dry
+    run, to remove; ``orphans_found`` says how many there were in all."""
     return {
         "dry_run": summary.dry_run,
         "store": store_url,
@@ -101,9 +100,7 @@ def summary_metadata(summary: CleanupSummary, store_url: str,
         "objects_removed": summary.removed,
         "bytes_removed": summary.bytes_removed,
         "temp_files_removed": summary.temp_files_removed,
-        "keys": MetadataValue.md(
-            f"Objects this run {title} (first {len(summary.listed_keys)}):\n\n"
-            + markdown_table(["key", "bytes"], summary.listed_keys)),
+        **table("keys", [("key", "string"), ("bytes", "int")], summary.listed_keys),
     }
 
 

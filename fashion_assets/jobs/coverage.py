@@ -8,7 +8,8 @@ from fashion_assets.tags import CRAWL_TAG
 
 runway_coverage_repair_job = define_asset_job(
     "runway_coverage_repair",
-    selection=AssetSelection.assets("runway_image_manifests", "runway_drafts"),
+    # The drafts step reports each partition's health check itself (assets/health.py).
+    selection=AssetSelection.assets("runway_image_manifests", "runway_drafts").without_checks(),
     tags={CRAWL_TAG: "coverage"},
     description="Vogue: re-fetch and repair the incomplete shows of one brand (launched by "
                 "coverage_sensor with the shows in its run config).",
@@ -16,7 +17,8 @@ runway_coverage_repair_job = define_asset_job(
 
 impression_coverage_repair_job = define_asset_job(
     "impression_coverage_repair",
-    selection=AssetSelection.assets("impression_runway_manifests", "impression_runway_drafts"),
+    selection=AssetSelection.assets("impression_runway_manifests",
+                                    "impression_runway_drafts").without_checks(),
     tags={CRAWL_TAG: "coverage"},
     description="theImpression: re-fetch and repair the incomplete runway galleries of one "
                 "season (launched by coverage_sensor).",

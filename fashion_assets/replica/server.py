@@ -151,7 +151,8 @@ class _Counters:
 
 
 class _Gate:
-    """Blocks image requests beyond the first ``after`` until released.
+    """Blocks requests of ``kinds`` (images by default; "page" holds pages) beyond the first
+    ``after`` until released. robots.txt is never held.
 
     ``held`` changes under a ``threading.Condition`` so test threads can wait for a crawl to
     reach the gate without sleeping.
@@ -160,15 +161,26 @@ class _Gate:
     def __init__(self) -> None:
         self.after: int | None = None
         self.passed = 0
+        self.kinds: frozenset[str] = frozenset({"image"})
         self.open = asyncio.Event()
         self.open.set()
         self.held = 0
         self.changed = threading.Condition()
 
-    def hold(self, after: int) -> None:
-        self.after, self.passed = after, 0
+    def hold(self, after: int, kinds: frozenset[str] = frozenset({"image"})) -> None:
+        """Hold the requests of ``kinds`` after the next ``after``; those held now stay."""
+        self.after, self.passed, self.kinds = after, 0, kinds
         if self.open.is_set():
             self.open = asyncio.Event()
+
+    def advance(self, after: int, kinds: frozenset[str] | None = None) -> None:
+        """Let the requests held now go and hold again after ``after`` more, with no moment
+        in between when the gate is open (a crawl held step by step)."""
+        held = self.open
+        self.open = asyncio.Event()
+        self.after, self.passed = after, 0
+        self.kinds = self.kinds if kinds is None else kinds
+        held.set()
 
     def release(self) -> None:
         self.after = None
@@ -482,7 +494,7 @@ class _Handlers:
                 counters.violations += 1
         if plan.latency_ms:
             await asyncio.sleep(plan.latency_ms / 1000)
-        if kind == "image":
+        if kind in self.gate.kinds:
             await self.gate.wait()
         # Always draw the same number of values so one fault never shifts the others.
         drop, hang, throttle, error, status_pick, truncate, soft = (
@@ -733,6 +745,16 @@ class ReplicaServer:
 
     def release_images(self) -> None:
         self._on_loop(lambda handlers: handlers.gate.release())
+
+    def hold_requests(self, after: int, kinds: tuple[str, ...]) -> None:
+        """Let the next ``after`` requests of ``kinds`` ("page", "image") through, then
+        block the rest at the gate; ``release_images`` opens it."""
+        self._on_loop(lambda handlers: handlers.gate.hold(after, frozenset(kinds)))
+
+    def advance_gate(self, after: int, kinds: tuple[str, ...] | None = None) -> None:
+        """Let the requests held now go; hold again after ``after`` more (of ``kinds``)."""
+        self._on_loop(lambda handlers: handlers.gate.advance(
+            after, None if kinds is None else frozenset(kinds)))
 
     def held_count(self) -> int:
         return self._require_handlers().gate.held

@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 from dagster import (
+    AssetCheckKey,
     AssetKey,
     Backoff,
     DagsterInstance,
@@ -131,6 +132,12 @@ def test_a_backfill_of_several_brands_runs_them_all_in_one_run(
     drafted = {u for (u,) in query(database_url, "SELECT source_url FROM brand_runway_drafts")}
     assert drafted == {f"https://www.vogue.com{s.path}" for s in shows}
     assert instance.get_materialized_partitions(AssetKey("runway_drafts")) == set(brands)
+    # Each brand of the batch gets its own health evaluation, on its own partition.
+    health = instance.event_log_storage.get_asset_check_execution_history(
+        AssetCheckKey(AssetKey("runway_drafts"), "partition_health"), limit=50)
+    assert sorted((r.event.dagster_event.event_specific_data.partition, r.status.value)
+                  for r in health if r.event and r.event.dagster_event) == [
+        (brand, "SUCCEEDED") for brand in sorted(brands)]
     [row] = [r for r in progress.running(catalog_engine(database_url))] or [
         progress.get(catalog_engine(database_url), runs[0].dagster_run.run_id)]
     assert row is not None and row.partition_key == f"{brands[0]}..{brands[-1]}"
@@ -176,12 +183,14 @@ def test_a_run_with_a_frozen_heartbeat_is_ended_and_a_slow_beating_one_is_not(
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("step", ["manifests", "drafts"])
 def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
-        tmp_path: Path, dagster_instance: DagsterInstance) -> None:
-    """A real crawl process, frozen at the replica's image gate in its drafts step: while it
-    beats (every 0.2 s) it is never stuck, however long it waits; stopped with SIGSTOP, its
-    heartbeat freezes, and the sensor kills it and fails its run. The crawl and the sensor
-    share the instance of ``dagster_instance`` (on PostgreSQL), as a daemon and its runs do.
+        tmp_path: Path, dagster_instance: DagsterInstance, step: str) -> None:
+    """A real crawl process, frozen at the replica's gate in its manifests step (a show page
+    held) or its drafts step (a photo held): while it beats (every 0.2 s) it is never stuck,
+    however long it waits; stopped with SIGSTOP, its heartbeat freezes, and the sensor kills
+    it and fails its run. The crawl and the sensor share the instance of
+    ``dagster_instance`` (on PostgreSQL), as a daemon and its runs do.
 
     The SIGSTOP freezes the crawl's whole process group, Dagster's compute-log helpers
     (``tail -F``, ``watch_orphans``) with it: the sensor must end all of them, not only the
@@ -194,12 +203,16 @@ def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
         env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server,
                            DAGSTER_HOME=str(dagster_home), FASHION_HEARTBEAT_SECONDS="0.2",
                            FASHION_STUCK_AFTER_SECONDS="2", **ONE_AT_A_TIME)
-        server.hold_images(after=0)
+        if step == "drafts":
+            server.hold_images(after=0)
+        else:  # the designer page passes, the first show page is held
+            server.hold_requests(after=1, kinds=("page",))
         crawl = CrawlProcess(env, [site.brands[0].slug], 1, tmp_path / "logs")
         try:
             engine = catalog_engine(database_url)
-            wait_until(lambda: server.held_count() >= 1 and bool(progress.running(engine)),
-                       "the crawl at the gate, in its drafts step", [crawl], 120)
+            wait_until(lambda: server.held_count() >= 1 and [
+                r.step for r in progress.running(engine)] == [step],
+                f"the crawl at the gate, in its {step} step", [crawl], 120)
             [row] = progress.running(engine)
             assert row.pid == crawl.process.pid
             instance = dagster_instance

@@ -69,12 +69,39 @@ def test_a_row_starts_counts_by_deltas_and_ends_once(engine: Engine) -> None:
         "terminated", "no heartbeat for 5 minutes", 2, t0 + timedelta(minutes=6))
     assert progress.running(engine) == []
 
-    # Dagster retrying the step in the same run starts the row over.
+    # A later step of the terminated run (its process went on) does not bring it back.
     progress.start(engine, "run-1", "runway_drafts", "chloe", 3, photos_total=30)
     row = progress.get(engine, "run-1")
+    assert row is not None and row.status == "terminated"
+
+    # Dagster retrying a failed step in the same run starts the row over; the run's start
+    # time stays, the counters are the new attempt's.
+    progress.start(engine, "run-2", "runway_drafts", "dior", 3, now=t0)
+    progress.show_done(engine, "run-2", "dior fall-2020", photos_done_delta=4)
+    assert progress.finish(engine, "run-2", "failed", "database gone")
+    progress.start(engine, "run-2", "runway_drafts", "dior", 3, photos_total=30,
+                   now=t0 + timedelta(minutes=1))
+    row = progress.get(engine, "run-2")
     assert row is not None
-    assert (row.status, row.shows_done, row.photos_done, row.finished_at) == (
-        "running", 0, 0, None)
+    assert (row.status, row.shows_done, row.photos_done, row.finished_at, row.started_at) == (
+        "running", 0, 0, None, t0)
+
+
+def test_each_step_starts_the_row_over_and_only_the_last_ends_it(engine: Engine) -> None:
+    progress.start(engine, "run-s", "runway_show_listings", "chloe", 1, step="listing",
+                   unit="brands")
+    progress.show_done(engine, "run-s", "chloe")
+    assert progress.step_done(engine, "run-s")
+    [row] = progress.running(engine)
+    assert (row.step, row.shows_done, row.unit, row.note) == ("listing", 1, "brands",
+                                                             "listing done")
+    progress.start(engine, "run-s", "runway_image_manifests", "chloe", 30, step="manifests")
+    [row] = progress.running(engine)
+    assert (row.step, row.kind, row.shows_done, row.shows_total, row.unit, row.note) == (
+        "manifests", "runway_image_manifests", 0, 30, "shows", "")
+    assert progress.finish(engine, "run-s")
+    assert not progress.step_done(engine, "run-s")  # an ended row stays ended
+    assert progress.running(engine) == []
 
 
 def test_bad_statuses_and_naive_times_are_refused(engine: Engine) -> None:

@@ -107,7 +107,7 @@ def test_the_status_command_leads_with_the_status_line(
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == "crawler: running 1, queued 1, pending review 0"
-    assert lines[1].startswith("  running chloe (runway_drafts): shows 1/4, photos 10/40, "
+    assert lines[1].startswith("  running chloe (runway_drafts): drafts 1/4 shows, photos 10/40, "
                                "last chloe spring-2020-ready-to-wear, heartbeat ")
     assert lines[2].startswith("  queued chloe (runway_crawl): waiting ")
     assert dagster_home["queued"] in lines[2]

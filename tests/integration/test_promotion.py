@@ -97,9 +97,18 @@ def test_both_sources_of_a_show_merge_a_rejected_sibling_stays_out_and_twice_is_
                                    c=merged.season_code)]
     assert set(sources) == {"vogue", "theimpression"} and sources == sorted(
         sources, key=lambda s: s != "vogue")
+    # The preview links each entry's first photo and its lead draft (Vogue's) through the
+    # review page.
     first_key = entry_photos(database_url, RUNWAY, keys[0])[0]
-    assert f"![first photo](http://127.0.0.1:8810/photos/{first_key})" in first[
-        "runway_preview"]
+    [(lead,)] = query(database_url, "SELECT id FROM brand_runway_drafts WHERE brand_slug = :b"
+                                    " AND season_code = :c AND source = 'vogue'",
+                      b=merged.brand_slug, c=merged.season_code)
+    preview = {(r.data["brand"], r.data["season code"]): r.data
+               for r in first["runway_preview"].records}
+    assert set(preview) == set(keys)
+    assert preview[keys[0]]["first photo"] == f"http://127.0.0.1:8810/photos/{first_key}"
+    assert preview[keys[0]]["lead draft"] == lead
+    assert preview[keys[0]]["review page"] == f"http://127.0.0.1:8810/drafts/runway:{lead}"
     assert first["runway_photos_added"] == sum(
         len(entry_photos(database_url, RUNWAY, k)) for k in keys)
     assert query(database_url, "SELECT count(*) FROM brand_runway_drafts WHERE status ="

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from dagster import DagsterInstance
+from dagster import AssetKey, DagsterInstance
 
 from fashion_assets.replica import HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND, ReplicaServer, photo_bytes
 from fashion_assets.replica.hostile import HOSTILE_CASES
@@ -73,8 +73,9 @@ def test_crawl_drafts_every_show_once_and_a_recrawl_fetches_no_photo(
 def test_hostile_input_gets_a_recorded_outcome_and_the_run_goes_on(
         tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
+    instance = DagsterInstance.ephemeral()
 
-    [summary] = crawl_brands([HOSTILE_BRAND], DagsterInstance.ephemeral(), env)
+    [summary] = crawl_brands([HOSTILE_BRAND], instance, env)
 
     assert summary["success"], summary
     brand = replica.site.brand(HOSTILE_BRAND)
@@ -110,6 +111,18 @@ def test_hostile_input_gets_a_recorded_outcome_and_the_run_goes_on(
     assert stored == [(len(good),)]
     log = query(database_url, "SELECT source_url, stage, outcome, reason FROM ingest_log")
     by_show = {(url, stage): (outcome, reason) for url, stage, outcome, reason in log}
+    # The drafts metadata gives the faulty show's draft a link to its review page, and its
+    # reason (every missing photo's) whole, however long.
+    faulty_url = f"https://www.vogue.com{faulty_show.path}"
+    [(draft_id,)] = query(database_url, "SELECT id FROM brand_runway_drafts"
+                                        " WHERE source_url = :url", url=faulty_url)
+    event = instance.get_latest_materialization_event(AssetKey("runway_drafts"))
+    assert event is not None and event.asset_materialization is not None
+    [row] = [record.data for record in
+             event.asset_materialization.metadata["shows_table"].records
+             if record.data["draft"] == draft_id]
+    assert row["review page"] == f"http://127.0.0.1:8810/drafts/runway:{draft_id}"
+    assert row["reason"] == by_show[(faulty_url, "ingest")][1] and len(row["reason"]) > 200
     for show in brand.shows:
         url = f"https://www.vogue.com{show.path}"
         if outcomes.get(show.page_fault or "") == "manifest failed":

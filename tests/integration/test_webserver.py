@@ -25,6 +25,9 @@ from typing import Any
 import httpx
 import pytest
 
+from fashion_assets.replica import HOSTILE_BRAND, ReplicaServer
+from tests.conftest import normal_brands, pipeline_env
+
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
@@ -189,13 +192,10 @@ def _wait_until_loaded(server: Webserver, client: httpx.Client) -> dict[str, Any
                 f"({last})\n{server.log_tail()}")
 
 
-@pytest.fixture
-def webserver(tmp_path: Path) -> Iterator[Webserver]:
+@contextlib.contextmanager
+def running_webserver(env: dict[str, str], log: Path) -> Iterator[Webserver]:
     """``dagster-webserver`` on ``workspace.yaml``, in its own process group, always ended."""
-    env = _env(tmp_path)
-    _register_brands(env)
     port = _free_port()
-    log = tmp_path / "webserver.log"
     with log.open("wb") as sink:
         process = subprocess.Popen(_webserver_command(port), cwd=REPO, env=env,
                                    stdin=subprocess.DEVNULL, stdout=sink,
@@ -204,6 +204,15 @@ def webserver(tmp_path: Path) -> Iterator[Webserver]:
         yield Webserver(process=process, url=f"http://127.0.0.1:{port}", log=log)
     finally:
         _stop(process)
+
+
+@pytest.fixture
+def webserver(tmp_path: Path) -> Iterator[Webserver]:
+    """The webserver on a fresh instance where the CLI registered ``BRANDS``."""
+    env = _env(tmp_path)
+    _register_brands(env)
+    with running_webserver(env, tmp_path / "webserver.log") as server:
+        yield server
 
 
 def test_webserver_shows_the_runway_assets_with_brand_partitions(webserver: Webserver) -> None:
@@ -232,3 +241,49 @@ def test_webserver_shows_the_runway_assets_with_brand_partitions(webserver: Webs
         j["name"] for j in repository["jobs"]}, repository["jobs"]
     assert {"brand_partitions_sensor", "runway_season_partitions_sensor"} <= {
         s["name"] for s in repository["sensors"]}, repository["sensors"]
+
+
+HEALTH_QUERY = """
+query {
+  assetNodes(assetKeys: [{path: ["runway_drafts"]}]) {
+    assetChecksOrError {
+      __typename
+      ... on AssetChecks {
+        checks {
+          name
+          partitionStatuses {
+            __typename
+            ... on AssetCheckDefaultPartitionStatuses { succeededPartitions failedPartitions }
+          }
+        }
+      }
+    }
+  }
+}
+"""
+
+
+def test_the_ui_shows_which_brand_partitions_need_attention(
+        tmp_path: Path, replica: ReplicaServer) -> None:
+    """A crawl of a clean brand and of the hostile one (half its shows fail), then the UI's
+    GraphQL: the drafts asset's partition_health check passed on the first, failed on the
+    second (WARN), as the asset's partition view shows them."""
+    clean = normal_brands(replica)[0].slug
+    env = {**_env(tmp_path), **{k: v for k, v in pipeline_env(
+        tmp_path / "home", "", "", replica).items() if k.startswith("FASHION_") and v}}
+    crawl = subprocess.run([sys.executable, "-m", "fashion_assets", "crawl", "--brand", clean,
+                            "--brand", HOSTILE_BRAND, "--workers", "1"], cwd=REPO, env=env,
+                           capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
+    assert crawl.returncode == 0, f"{crawl.stdout}\n{crawl.stderr}"
+
+    with (running_webserver(env, tmp_path / "webserver.log") as server,
+          httpx.Client(timeout=30, trust_env=False) as client):
+        _wait_until_loaded(server, client)
+        [node] = server.graphql(client, HEALTH_QUERY)["assetNodes"]
+
+    checks = node["assetChecksOrError"]
+    assert checks["__typename"] == "AssetChecks", checks
+    [health] = [c for c in checks["checks"] if c["name"] == "partition_health"]
+    statuses = health["partitionStatuses"]
+    assert statuses["succeededPartitions"] == [clean], statuses
+    assert statuses["failedPartitions"] == [HOSTILE_BRAND], statuses

@@ -25,9 +25,9 @@
     return [String(first), el("br"), el("small", {}, [String(second)])];
   }
 
-  function bar(kind, done, total) {
+  function bar(kind, done, total, unit) {
     return [el("progress", {class: kind, max: String(total || 1), value: String(done)}), " ",
-            el("span", {class: kind + "-count"}, [`${done}/${total} ${kind}`])];
+            el("span", {class: kind + "-count"}, [`${done}/${total} ${unit || kind}`])];
   }
 
   function fill(id, rows, columns, emptyText) {
@@ -44,8 +44,8 @@
       class: "crawl" + (r.stale ? " stale amber" : ""), id: "crawl-" + r.run_id,
     }, [
       td(twoLines(r.partition_key, "run " + r.run_id), {class: "partition"}),
-      td([r.kind], {class: "kind"}),
-      td(bar("shows", r.shows_done, r.shows_total)),
+      td([r.step, el("br"), el("small", {class: "kind"}, [r.kind])], {class: "step"}),
+      td(bar("shows", r.shows_done, r.shows_total, r.unit)),
       td(bar("photos", r.photos_done, r.photos_total)),
       td([r.current_show], {class: "current-show"}),
       td([r.heartbeat_age + " ago"], {class: "heartbeat"}),

@@ -1,0 +1,33 @@
+"""The progress row of a crawl step, shared by every crawl asset: each step of a run
+(listing, manifests, drafts, discovery) writes the run's row, so the status page, the CLI
+and the stuck-run sensor see the run from its first request to its last write."""
+
+from collections.abc import Sequence
+
+from dagster import AssetExecutionContext
+from sqlalchemy import Engine
+
+from fashion_assets.progress import CrawlProgress, runs_later
+from fashion_assets.resources import CrawlerResource
+
+
+def step_progress(context: AssetExecutionContext, engine: Engine, crawler: CrawlerResource,
+                  step: str, total: int, *, unit: str = "shows", later: Sequence[str] = (),
+                  photos_total: int = 0, partition: str | None = None) -> CrawlProgress:
+    """The progress of this step in the run's row (``later``: the steps that may follow it in
+    the run; the last step of the run ends the row). ``partition`` names what an asset
+    without partitions works on."""
+    label = partition if partition is not None else partition_label(context)
+    return CrawlProgress(engine, context.run.run_id, context.asset_key.to_user_string(),
+                         label, total, step=step, unit=unit,
+                         last_step=not runs_later(context, *later), photos_total=photos_total,
+                         warn=context.log.warning, heartbeat_s=crawler.heartbeat_seconds)
+
+
+def partition_label(context: AssetExecutionContext) -> str:
+    """The run's partition, or its range ``first..last`` when it covers a batch."""
+    if context.has_partition_key_range:
+        keys = context.partition_key_range
+        if keys.start != keys.end:
+            return f"{keys.start}..{keys.end}"
+    return context.partition_key

@@ -1,0 +1,107 @@
+"""Every step of a real crawl is seen while it runs: a ``fashion-assets crawl`` process held
+at the replica's gate in its listing, its manifests and its drafts step in turn, read through
+the review app's /crawler.json (a real server) and ``fashion-assets status`` each time."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import Engine
+
+from bench.reliability import ONE_AT_A_TIME, CrawlProcess, wait_until
+from fashion_assets.catalog import progress
+from fashion_assets.cli import main
+from fashion_assets.replica import ReplicaServer, build_site, start_replica
+from fashion_assets.resources import catalog_engine
+from fashion_assets.review_app import create_app
+from fashion_assets.storage import open_store
+from tests.conftest import pipeline_env
+from tests.integration.test_review_app import SECRET, serve, sign_in
+
+DEADLINE_S = 120.0
+
+
+@pytest.fixture
+def held_replica() -> Iterator[ReplicaServer]:
+    """A replica of this test's own, whose gate the test moves step by step."""
+    server = start_replica(build_site(brands=1, shows_per_brand=2, photos_per_show=3,
+                                      hostile=False, seed=4))
+    try:
+        yield server
+    finally:
+        server.release_images()
+        server.stop()
+
+
+def running(engine: Engine) -> list[tuple[str, str, int, int, str]]:
+    return [(r.step, r.kind, r.shows_done, r.shows_total, r.unit)
+            for r in progress.running(engine)]
+
+
+def test_a_crawl_is_seen_running_in_each_of_its_steps(
+        tmp_path: Path, held_replica: ReplicaServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = held_replica
+    brand = server.site.brands[0]
+    database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
+    dagster_home = tmp_path / "dagster"
+    dagster_home.mkdir()
+    (dagster_home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    # Held requests wait for the test, not for a fault: no timeout while they do.
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server,
+                       DAGSTER_HOME=str(dagster_home), FASHION_HTTP_TIMEOUT=str(DEADLINE_S),
+                       **ONE_AT_A_TIME)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    engine = catalog_engine(database_url)
+    store = open_store(f"file://{tmp_path / 'objects'}", home=tmp_path)
+
+    server.hold_requests(after=0, kinds=("page",))  # the designer page
+    crawl = CrawlProcess(env, [brand.slug], 1, tmp_path / "logs")
+    try:
+        with serve(create_app(engine, store, secret=SECRET)) as url:
+            page = sign_in(url)
+
+            def seen(step: str, kind: str, done: int, total: int, unit: str) -> dict[str, Any]:
+                """The crawl in ``step``, as the catalog, /crawler.json and status say."""
+                wanted = (step, kind, done, total, unit)
+                wait_until(lambda: server.held_count() == 1 and running(engine) == [wanted],
+                           f"the crawl held in its {step} step", [crawl], DEADLINE_S)
+                [row] = page.get("/crawler.json").json()["running"]
+                status = CliRunner().invoke(main, ["status"], catch_exceptions=False).output
+                assert (f"running {brand.slug} ({kind}): {step} {done}/{total} {unit}"
+                        in status), status
+                assert "crawler: running 1," in status
+                return row
+
+            listing = seen("listing", "runway_show_listings", 0, 1, "brands")
+            assert listing["partition_key"] == brand.slug
+
+            # The designer page goes; the first show page is held: the manifests step.
+            server.advance_gate(after=0)
+            seen("manifests", "runway_image_manifests", 0, len(brand.shows), "shows")
+            server.advance_gate(after=0)  # one show page read, the second one held
+            manifests = seen("manifests", "runway_image_manifests", 1, len(brand.shows),
+                             "shows")
+            assert manifests["current_show"].startswith(brand.slug)
+            assert manifests["started_at"] == listing["started_at"]  # one row, the run's
+
+            # Every page goes; the first photo is held: the drafts step.
+            server.advance_gate(after=0, kinds=("image",))
+            drafts = seen("drafts", "runway_drafts", 0, len(brand.shows), "shows")
+            assert drafts["photos_total"] == sum(len(show.photos) for show in brand.shows)
+
+            server.release_images()
+            run = crawl.finish(DEADLINE_S)
+            assert run.ok, run.log_tail
+            assert page.get("/crawler.json").json()["running"] == []
+    finally:
+        if not crawl.exited():
+            crawl.kill()
+    # The last step ended the row; no earlier one did.
+    ended = progress.get(engine, listing["run_id"])
+    assert ended is not None and (ended.status, ended.step) == ("finished", "drafts")
+    assert ended.shows_done == len(brand.shows)
