@@ -21,6 +21,11 @@ from fashion_assets.review_app import create_app
 from fashion_assets.storage import open_store
 from tests.conftest import pipeline_env
 from tests.integration.test_review_app import SECRET, serve, sign_in
+from tests.integration.test_review_browser import (  # noqa: F401 - the driver fixture
+    WAIT_S,
+    driver,
+    text_of,
+)
 
 DEADLINE_S = 120.0
 
@@ -105,3 +110,74 @@ def test_a_crawl_is_seen_running_in_each_of_its_steps(
     ended = progress.get(engine, listing["run_id"])
     assert ended is not None and (ended.status, ended.step) == ("finished", "drafts")
     assert ended.shows_done == len(brand.shows)
+
+
+@pytest.mark.slow
+def test_the_crawler_page_follows_a_real_crawl_in_a_browser(
+        tmp_path: Path, held_replica: ReplicaServer, driver: object) -> None:  # noqa: F811
+    """Chromium on /crawler while a real crawl is held in its drafts step, its first show
+    drafted and the second one's first photo held: the running row with its step, progress
+    and heartbeat age, a queued run, and the first show's outcome; then nothing running."""
+    from dagster import DagsterInstance, DagsterRun, DagsterRunStatus
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    server = held_replica
+    brand = server.site.brands[0]
+    first, second = brand.shows[:2]
+    database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
+    dagster_home = tmp_path / "dagster"
+    dagster_home.mkdir()
+    (dagster_home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server,
+                       DAGSTER_HOME=str(dagster_home), FASHION_HTTP_TIMEOUT=str(DEADLINE_S),
+                       **ONE_AT_A_TIME)
+    engine = catalog_engine(database_url)
+    store = open_store(f"file://{tmp_path / 'objects'}", home=tmp_path)
+    # The drafts step's image client reads the CDN's robots.txt through the gate, then the
+    # first show's photos, one at a time: the second show's first photo is held.
+    server.hold_requests(after=1 + len(first.photos), kinds=("image",))
+    crawl = CrawlProcess(env, [brand.slug], 1, tmp_path / "logs")
+    try:
+        wait_until(lambda: server.held_count() == 1 and [r[:4] for r in running(engine)] == [
+            ("drafts", "runway_drafts", 1, len(brand.shows))],
+            "the crawl held in its drafts step", [crawl], DEADLINE_S)
+        [row] = progress.running(engine)
+        with DagsterInstance.from_config(str(dagster_home)) as instance:
+            waiting = DagsterRun(job_name="runway_crawl", run_id="queued-run-1",
+                                 status=DagsterRunStatus.NOT_STARTED,
+                                 tags={"dagster/partition": "dior"})
+            instance.add_run(waiting)
+            app = create_app(engine, store, secret=SECRET, instance=instance,
+                             crawler_refresh_s=0.5)
+            with serve(app) as url:
+                browser = driver
+                wait = WebDriverWait(browser, WAIT_S)  # type: ignore[arg-type]
+                browser.get(f"{url}/login")  # type: ignore[attr-defined]
+                browser.find_element(By.ID, "secret").send_keys(SECRET)  # type: ignore[attr-defined]
+                browser.find_element(By.ID, "sign-in").click()  # type: ignore[attr-defined]
+                wait.until(lambda b: b.current_url.endswith("/"))
+                browser.get(f"{url}/crawler")  # type: ignore[attr-defined]
+
+                crawl_row = f"#crawl-{row.run_id}"
+                wait.until(lambda b: (text_of(b, f"{crawl_row} .step") or "").startswith(
+                    "drafts"))
+                assert text_of(browser, f"{crawl_row} .shows-count") == (
+                    f"1/{len(brand.shows)} shows")
+                assert text_of(browser, f"{crawl_row} .photos-count") == (
+                    f"{len(first.photos)}/{len(first.photos) + len(second.photos)} photos")
+                assert (text_of(browser, f"{crawl_row} .heartbeat") or "").endswith(" ago")
+                assert text_of(browser, f"{crawl_row} .current-show") == (
+                    f"{brand.slug} {first.season_slug}")
+                assert "dior" in (text_of(browser, "#queued-queued-run-1") or "")
+                assert (text_of(browser, "#status-line") or "").startswith(
+                    "crawler: running 1, queued 1")
+                assert "created" in (text_of(browser, "#outcomes .outcome .result") or "")
+
+                server.release_images()
+                assert crawl.finish(DEADLINE_S).ok
+                # The page follows by itself: the crawl leaves the running table.
+                wait.until(lambda b: text_of(b, "#running .empty") == "No crawl running.")
+    finally:
+        if not crawl.exited():
+            crawl.kill()
