@@ -281,6 +281,22 @@ def store_manifest(engine: Engine, show_id: int, expected_images: int, page_titl
     return outcome
 
 
+def manifest_failures(engine: Engine, shows: Sequence[ShowRow]) -> dict[int, str]:
+    """Why the manifest of each of ``shows`` could not be stored, by show id: the reason of
+    its latest manifest entry in the ingest log, when that entry failed (one probe of
+    ``ix_ingest_log_article`` per show; called for the few shows without a manifest)."""
+    reasons: dict[int, str] = {}
+    with engine.connect() as conn:
+        for show in shows:
+            latest = conn.execute(
+                text("SELECT outcome, reason FROM ingest_log WHERE source = :s"
+                     " AND source_url = :u AND stage = 'manifest' ORDER BY id DESC LIMIT 1"),
+                {"s": show.source, "u": show.source_url}).first()
+            if latest is not None and latest[0] == "failed":
+                reasons[show.id] = str(latest[1])
+    return reasons
+
+
 def manifest_images(engine: Engine, show_ids: Iterable[int]) -> dict[int, list[ManifestImage]]:
     ids = list(show_ids)
     result: dict[int, list[ManifestImage]] = {i: [] for i in ids}

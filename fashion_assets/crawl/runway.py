@@ -203,13 +203,16 @@ async def ingest_shows(fetcher: Fetcher, store: ObjectStore, engine: Engine,
     """
     manifests = await asyncio.to_thread(
         catalog.manifest_images, engine, [s.id for s in shows if s.has_manifest])
+    unlisted = await asyncio.to_thread(
+        catalog.manifest_failures, engine, [s for s in shows if not s.has_manifest])
     photo_slots = asyncio.Semaphore(limits.image_concurrency)
     show_slots = asyncio.Semaphore(limits.show_concurrency)
 
     async def one(show: ShowRow) -> ShowResult:
         async with show_slots:
             result = await _ingest_show(fetcher, store, engine, show, manifests.get(show.id),
-                                        run_id, limits, photo_slots)
+                                        run_id, limits, photo_slots,
+                                        no_manifest_reason=unlisted.get(show.id, ""))
         on_result(result)
         return result
 
@@ -218,7 +221,8 @@ async def ingest_shows(fetcher: Fetcher, store: ObjectStore, engine: Engine,
 
 async def _ingest_show(fetcher: Fetcher, store: ObjectStore, engine: Engine, show: ShowRow,
                        manifest: list[ManifestImage] | None, run_id: str, limits: CrawlLimits,
-                       photo_slots: asyncio.Semaphore) -> ShowResult:
+                       photo_slots: asyncio.Semaphore, *, no_manifest_reason: str = ""
+                       ) -> ShowResult:
     entry = LogEntry(run_id, show.brand_slug, show.source, show.source_url, "ingest", "")
     decision = decide_ingest(source_key_drafted=show.drafted, entity_in_catalog=show.in_catalog,
                              complete=show.is_complete(limits.coverage),
@@ -227,7 +231,9 @@ async def _ingest_show(fetcher: Fetcher, store: ObjectStore, engine: Engine, sho
         assert decision.outcome is not None
         return await _record(engine, show, entry, decision.outcome, decision.reason)
     if manifest is None:
-        return await _record(engine, show, entry, Outcome.FAILED, "no manifest for this show")
+        # The show page's own failure, whole: "no manifest" alone does not say what to fix.
+        why = f": {no_manifest_reason}" if no_manifest_reason else " for this show"
+        return await _record(engine, show, entry, Outcome.FAILED, f"no manifest{why}")
     if decision.action is Action.REPAIR:
         return await _repair_show(fetcher, store, engine, show, manifest, entry, limits,
                                   photo_slots)
