@@ -1,5 +1,6 @@
-"""Partition health in Dagster: a partitioned asset check on each runway drafts asset, so the
-asset's partition view tells a brand whose shows failed from a clean one.
+"""Partition health in Dagster: a partitioned asset check on each drafts asset (runway by
+brand and by season, street style by week), so the asset's partition view tells a brand
+whose shows failed from a clean one.
 
 The drafts step evaluates the check for every partition it crawled, right after it wrote
 (``report_partition_health``): a batch run of 25 brands records 25 evaluations, each on its
@@ -9,6 +10,7 @@ reads the same counts. The rule is ``domain/health.py``.
 """
 
 import warnings
+from dataclasses import dataclass
 
 from dagster import (
     AssetCheckEvaluation,
@@ -28,9 +30,13 @@ from dagster._core.definitions.asset_checks.asset_check_evaluation import (
 )
 from sqlalchemy import Engine
 
-from fashion_assets.catalog.health import PartitionColumn, runway_partition_counts
+from fashion_assets.catalog.health import PartitionKind, partition_counts
 from fashion_assets.domain.health import Health, PartitionCounts, Verdict, judge
-from fashion_assets.partitions import brand_partitions, runway_season_partitions
+from fashion_assets.partitions import (
+    brand_partitions,
+    fashion_week_partitions,
+    runway_season_partitions,
+)
 from fashion_assets.resources import CatalogResource
 from fashion_assets.sources import theimpression, vogue
 
@@ -41,17 +47,29 @@ CHECK_NAME = "partition_health"
 warnings.filterwarnings("ignore", category=PreviewWarning,
                         message=".*partitions_def on an AssetCheckSpec")
 
-# The runway drafts assets: source, partitions and the runway_shows column they key.
-RUNWAY_DRAFTS = {
-    "runway_drafts": (vogue.SOURCE, brand_partitions, "brand_slug"),
-    "impression_runway_drafts": (theimpression.SOURCE, runway_season_partitions,
-                                 "season_code"),
+@dataclass(frozen=True)
+class DraftsAsset:
+    """A drafts asset as its health is judged: its source, partitions, kind of partition
+    and what its partitions hold."""
+
+    source: str
+    partitions: PartitionsDefinition
+    kind: PartitionKind
+    unit: str
+
+
+DRAFTS_ASSETS = {
+    "runway_drafts": DraftsAsset(vogue.SOURCE, brand_partitions, "brand", "shows"),
+    "impression_runway_drafts": DraftsAsset(theimpression.SOURCE, runway_season_partitions,
+                                            "season", "shows"),
+    "street_snap_drafts": DraftsAsset(theimpression.SOURCE, fashion_week_partitions, "week",
+                                      "articles"),
 }
 
 
-def _metadata(counts: PartitionCounts) -> dict[str, int]:
-    return {"shows": counts.shows, "drafted": counts.drafted, "shows_failed": counts.failed,
-            "photos_missing": counts.photos_missing, "shows_given_up": counts.given_up}
+def _metadata(counts: PartitionCounts, unit: str) -> dict[str, int]:
+    return {unit: counts.shows, "drafted": counts.drafted, f"{unit}_failed": counts.failed,
+            "photos_missing": counts.photos_missing, f"{unit}_given_up": counts.given_up}
 
 
 def _severity(verdict: Verdict) -> AssetCheckSeverity:
@@ -66,14 +84,14 @@ def report_partition_health(context: AssetExecutionContext, engine: Engine) -> N
     as the partition's status only while it targets the latest materialization, so this
     runs after the step yielded its result (and Dagster stored it).
     """
-    source, _, column = RUNWAY_DRAFTS[context.asset_key.to_user_string()]
-    counts = runway_partition_counts(engine, source, column, context.partition_keys)
-    for key, partition_counts in counts.items():
-        verdict = judge(partition_counts)
+    drafts = DRAFTS_ASSETS[context.asset_key.to_user_string()]
+    counts = partition_counts(engine, drafts.kind, drafts.source, context.partition_keys)
+    for key, partition in counts.items():
+        verdict = judge(partition, drafts.unit)
         context.log_event(AssetCheckEvaluation(
             asset_key=context.asset_key, check_name=CHECK_NAME, passed=verdict.passed,
             severity=_severity(verdict), description=verdict.description,
-            metadata=_metadata(partition_counts), partition=key,
+            metadata=_metadata(partition, drafts.unit), partition=key,
             target_materialization_data=_latest_materialization(context, key)))
 
 
@@ -89,23 +107,23 @@ def _latest_materialization(context: AssetExecutionContext, partition: str
         storage_id=record.storage_id, run_id=record.run_id, timestamp=record.timestamp)
 
 
-def _health_check(asset_name: str, source: str, partitions: PartitionsDefinition,
-                  column: PartitionColumn) -> AssetChecksDefinition:
-    @asset_check(asset=AssetKey(asset_name), name=CHECK_NAME, partitions_def=partitions,
-                 description="Shows failed, photos missing and shows given up in this "
-                             "partition: WARN when some shows failed or were given up on, "
-                             "ERROR when every show failed. Evaluated by each crawl's drafts "
-                             "step for every partition it crawled; runnable alone on one.")
+def _health_check(asset_name: str, drafts: DraftsAsset) -> AssetChecksDefinition:
+    @asset_check(asset=AssetKey(asset_name), name=CHECK_NAME, partitions_def=drafts.partitions,
+                 description=f"{drafts.unit.capitalize()} failed, photos missing and "
+                             f"{drafts.unit} given up in this partition: WARN when some "
+                             f"failed or were given up on, ERROR when every one failed. "
+                             "Evaluated by each crawl's drafts step for every partition it "
+                             "crawled; runnable alone on one.")
     def partition_health(context: AssetCheckExecutionContext,
                          catalog: CatalogResource) -> AssetCheckResult:
         key = context.partition_key
-        counts = runway_partition_counts(catalog.engine(), source, column, [key])[key]
-        verdict = judge(counts)
+        counts = partition_counts(catalog.engine(), drafts.kind, drafts.source, [key])[key]
+        verdict = judge(counts, drafts.unit)
         return AssetCheckResult(passed=verdict.passed, severity=_severity(verdict),
-                                description=verdict.description, metadata=_metadata(counts))
+                                description=verdict.description,
+                                metadata=_metadata(counts, drafts.unit))
 
     return partition_health
 
 
-health_checks = [_health_check(name, source, partitions, column)
-                 for name, (source, partitions, column) in RUNWAY_DRAFTS.items()]
+health_checks = [_health_check(name, drafts) for name, drafts in DRAFTS_ASSETS.items()]

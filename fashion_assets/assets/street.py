@@ -5,8 +5,11 @@ be re-run or backfilled alone. The albums are keyed by city and the crawl's mont
 per run from the ``clock`` resource), whatever week partition they were listed under.
 """
 
+from collections.abc import Iterator
+
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
+from fashion_assets.assets.health import report_partition_health
 from fashion_assets.assets.policies import CRAWL_RETRY, listing_failures
 from fashion_assets.assets.steps import step_progress
 from fashion_assets.catalog import street as street_catalog
@@ -96,7 +99,7 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
 def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
                        store: ObjectStoreResource, theimpression: TheImpressionSourceResource,
                        crawler: CrawlerResource, review_page: ReviewPageResource
-                       ) -> MaterializeResult:
+                       ) -> Iterator[MaterializeResult]:
     week = context.partition_key
     engine = catalog.engine()
     site = theimpression.site()
@@ -126,7 +129,7 @@ def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
     with tracker:
         results, counters = loop.run(run())
     progress.flush()
-    return MaterializeResult(metadata={
+    yield MaterializeResult(metadata={
         **ingest_counts("articles_", results, counters, object_store.url),
         "shows_done": tracker.shows_done,
         "shows_total": tracker.shows_total,
@@ -139,6 +142,8 @@ def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
                   review_page.draft_url(STREET.kind, r.draft_id), r.images_stored,
                   r.images_missing, r.reason) for r in results]),
     })
+    # After the materialization: an evaluation older than it would not count as current.
+    report_partition_health(context, engine)
 
 
 street_assets = [street_style_listings, street_snap_drafts]

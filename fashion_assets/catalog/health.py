@@ -1,48 +1,73 @@
-"""The counts partition health is judged on (``domain/health.py``), per runway partition.
+"""The counts partition health is judged on (``domain/health.py``), per partition.
 
 A runway partition is a brand (Vogue's shows, ``brand_slug``) or a season code
-(theImpression's galleries, ``season_code``) of one source. One statement per partition:
-a crawl run covers one partition, or a batch of a few dozen.
+(theImpression's galleries, ``season_code``) of one source; a street-style partition is a
+fashion week (``week_slug``) of its articles. One statement per partition: a crawl run
+covers one partition, or a batch of a few dozen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from sqlalchemy import Engine, text
 
 from fashion_assets.domain.health import PartitionCounts
 
-PartitionColumn = Literal["brand_slug", "season_code"]
-
-# A show failed when its latest manifest or ingest entry failed and no draft has its source
-# key: the rule backpressure counts failed ingests by (catalog/backpressure.py).
-_COUNTS = """
-SELECT
-  count(*),
-  sum(CASE WHEN EXISTS (SELECT 1 FROM brand_runway_drafts d WHERE d.source = s.source
-        AND d.source_url = s.source_url AND d.source_url <> '') THEN 1 ELSE 0 END),
-  sum(CASE WHEN (SELECT l.outcome FROM ingest_log l WHERE l.source = s.source
-        AND l.source_url = s.source_url AND l.stage IN ('ingest', 'manifest')
-        ORDER BY l.id DESC LIMIT 1) = 'failed'
-      AND NOT EXISTS (SELECT 1 FROM brand_runway_drafts d WHERE d.source = s.source
-        AND d.source_url = s.source_url AND d.source_url <> '') THEN 1 ELSE 0 END),
-  (SELECT count(*) FROM runway_missing_images m JOIN runway_shows x ON x.id = m.show_id
-   WHERE x.source = :source AND x.{column} = :key),
-  (SELECT count(*) FROM coverage_repairs r JOIN runway_shows x ON x.id = r.show_id
-   WHERE x.source = :source AND x.{column} = :key AND r.gave_up_at IS NOT NULL)
-FROM runway_shows s WHERE s.source = :source AND s.{column} = :key
-"""
+PartitionKind = Literal["brand", "season", "week"]
 
 
-def runway_partition_counts(engine: Engine, source: str, column: PartitionColumn,
-                            keys: Sequence[str]) -> dict[str, PartitionCounts]:
-    """Per partition key, its shows, drafted shows, failed shows, missing photos and shows
-    given up on, for ``source``."""
-    if column not in ("brand_slug", "season_code"):
-        raise ValueError(f"not a runway partition column: {column!r}")
-    sql = text(_COUNTS.format(column=column))
+@dataclass(frozen=True)
+class _Layout:
+    """Where one kind of partition's articles, drafts and missing photos are."""
+
+    articles: str
+    column: str
+    drafts: str
+    missing: str
+    missing_article: str
+    given_up: bool  # runway shows have coverage repairs; street articles do not
+
+
+_LAYOUTS: dict[str, _Layout] = {
+    "brand": _Layout("runway_shows", "brand_slug", "brand_runway_drafts",
+                     "runway_missing_images", "show_id", True),
+    "season": _Layout("runway_shows", "season_code", "brand_runway_drafts",
+                      "runway_missing_images", "show_id", True),
+    "week": _Layout("street_style_articles", "week_slug", "street_snap_drafts",
+                    "street_missing_images", "article_id", False),
+}
+
+
+def _counts_sql(layout: _Layout) -> str:
+    """A failed article's latest manifest or ingest entry failed and no draft has its
+    source key: the rule backpressure counts failed ingests by (catalog/backpressure.py)."""
+    drafted = (f"EXISTS (SELECT 1 FROM {layout.drafts} d WHERE d.source = s.source"
+               " AND d.source_url = s.source_url AND d.source_url <> '')")
+    given_up = ("(SELECT count(*) FROM coverage_repairs r JOIN runway_shows x"
+                f" ON x.id = r.show_id WHERE x.source = :source AND x.{layout.column} = :key"
+                " AND r.gave_up_at IS NOT NULL)") if layout.given_up else "0"
+    return (
+        f"SELECT count(*), sum(CASE WHEN {drafted} THEN 1 ELSE 0 END),"
+        " sum(CASE WHEN (SELECT l.outcome FROM ingest_log l WHERE l.source = s.source"
+        "  AND l.source_url = s.source_url AND l.stage IN ('ingest', 'manifest')"
+        f"  ORDER BY l.id DESC LIMIT 1) = 'failed' AND NOT {drafted} THEN 1 ELSE 0 END),"
+        f" (SELECT count(*) FROM {layout.missing} m JOIN {layout.articles} x"
+        f"  ON x.id = m.{layout.missing_article}"
+        f"  WHERE x.source = :source AND x.{layout.column} = :key),"
+        f" {given_up}"
+        f" FROM {layout.articles} s WHERE s.source = :source AND s.{layout.column} = :key")
+
+
+def partition_counts(engine: Engine, kind: PartitionKind, source: str,
+                     keys: Sequence[str]) -> dict[str, PartitionCounts]:
+    """Per partition key, its shows (or articles), drafted ones, failed ones, missing
+    photos and shows given up on, for ``source``."""
+    if kind not in _LAYOUTS:
+        raise ValueError(f"not a kind of partition: {kind!r}")
+    sql = text(_counts_sql(_LAYOUTS[kind]))
     counts = {}
     with engine.connect() as conn:
         for key in keys:

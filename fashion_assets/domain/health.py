@@ -24,7 +24,7 @@ class Health(StrEnum):
 class PartitionCounts:
     """What the catalog holds for one partition."""
 
-    shows: int
+    shows: int  # shows, or a street-style week's articles
     drafted: int
     failed: int  # latest ingest failed, no draft
     photos_missing: int
@@ -41,10 +41,10 @@ class Verdict:
         return self.health is Health.HEALTHY
 
 
-def judge(counts: PartitionCounts) -> Verdict:
-    """ERROR when every show of the partition failed, WARN when some failed or were given
-    up on, healthy otherwise; the description says the counts in words."""
-    words = (f"{counts.failed} of {counts.shows} shows failed, {counts.given_up} given up, "
+def judge(counts: PartitionCounts, unit: str = "shows") -> Verdict:
+    """ERROR when every show (or ``unit``: articles) of the partition failed, WARN when some
+    failed or were given up on, healthy otherwise; the description says the counts."""
+    words = (f"{counts.failed} of {counts.shows} {unit} failed, {counts.given_up} given up, "
              f"{counts.photos_missing} photos missing, {counts.drafted} drafted")
     if counts.shows and counts.failed >= counts.shows:
         return Verdict(Health.ERROR, words)

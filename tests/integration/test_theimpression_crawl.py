@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
-from dagster import DagsterInstance, materialize
+from dagster import AssetCheckKey, AssetKey, DagsterInstance, materialize
 
 from bench.reliability import FAULT_CLIENT_ENV, FAULTS
 from fashion_assets.assets.runway import runway_show_listings
@@ -158,6 +158,14 @@ def test_street_albums_are_keyed_by_crawl_month_and_a_recrawl_skips_by_source_ke
                               " ORDER BY id")
     assert log == [(PUBLIC + old.path, "created"), (PUBLIC + old.path, "skipped_already_ingested"),
                    (PUBLIC + new.path, "created")]
+    # The week's health, evaluated by each drafts step on its partition: two articles,
+    # both drafted, none failed.
+    [latest, _] = instance.event_log_storage.get_asset_check_execution_history(
+        AssetCheckKey(AssetKey("street_snap_drafts"), "partition_health"), limit=5)
+    evaluation = latest.event.dagster_event.event_specific_data
+    assert (evaluation.partition, evaluation.passed) == (week.slug, True)
+    assert evaluation.description == (
+        "0 of 2 articles failed, 0 given up, 0 photos missing, 2 drafted")
 
 
 def test_an_unknown_city_is_held_as_pending_and_released_by_a_merge(
