@@ -15,6 +15,7 @@ from dagster import AssetCheckKey, AssetKey, DagsterInstance, materialize
 
 from bench.reliability import FAULT_CLIENT_ENV, FAULTS
 from fashion_assets.assets.runway import runway_show_listings
+from fashion_assets.catalog import progress
 from fashion_assets.catalog.names import approve_name, list_pending, merge_name
 from fashion_assets.replica import (
     HOSTILE_BRAND,
@@ -166,6 +167,11 @@ def test_street_albums_are_keyed_by_crawl_month_and_a_recrawl_skips_by_source_ke
     assert (evaluation.partition, evaluation.passed) == (week.slug, True)
     assert evaluation.description == (
         "0 of 2 articles failed, 0 given up, 0 photos missing, 2 drafted")
+    # Both steps of a week's run wrote its progress row; the drafts step, its last, ended it.
+    row = progress.get(catalog_engine(database_url), second["run_id"])
+    assert row is not None
+    assert (row.step, row.kind, row.unit, row.shows_done, row.status) == (
+        "drafts", "street_snap_drafts", "articles", 2, "finished")
 
 
 def test_an_unknown_city_is_held_as_pending_and_released_by_a_merge(
