@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import Connection, Engine, text
 
+from fashion_assets.catalog.runway import ShowCity, record_shows
 from fashion_assets.domain.cities import SEED_CITIES
 from fashion_assets.domain.names import (
     NameKind,
@@ -178,6 +179,11 @@ def record_pending(conn: Connection, kind: NameKind, name: str, source: str, url
              " WHERE kind = :k AND normalized = :norm"),
         {"k": kind.value, "norm": normalize_name(name)}).one()
     return int(pending_id), str(status), entity
+
+
+def show_city(outcome: NameOutcome) -> ShowCity:
+    """Where a show's title city went: its city, or the pending name it now waits on."""
+    return ShowCity(outcome.entity, outcome.pending_id if outcome.status == "pending" else None)
 
 
 def _add_alias(conn: Connection, kind: NameKind, alias: str, entity_slug: str,
@@ -378,14 +384,12 @@ def _insert_runway_show(conn: Connection, source: str, url: str, path: str, bran
                            season_slug=season_code, title=title, listing_position=position)
     except TitleParseError as exc:  # held rows were checked when listed; never drop one quietly
         raise NameActionError(f"waiting article {url} has a bad season code: {exc}") from None
-    conn.execute(
-        text("INSERT INTO runway_shows (brand_slug, source, source_url, source_path, title,"
-             " season_code, season, year, collection_type, city_name, listing_position)"
-             " VALUES (:b, :s, :u, :p, :t, :c, :season, :year, :ct, :city, :pos)"
-             " ON CONFLICT (source, source_url) DO NOTHING"),
-        {"b": brand, "s": source, "u": url, "p": path, "t": show.title,
-         "c": show.entity_key.season_code, "season": show.season, "year": show.year,
-         "ct": show.collection_type, "city": show.city, "pos": position})
+    cities = {}
+    if show.city:  # the title's city resolved as a listing resolves it (or waiting on it)
+        outcome = _resolve_one(conn, NameKind.CITY, spellings(conn, NameKind.CITY), show.city,
+                               source, url)
+        cities[show.city] = show_city(outcome)
+    record_shows(conn, [show], cities)
 
 
 def _release_city_of_shows(conn: Connection, pending_id: int, city: str) -> int:

@@ -172,6 +172,15 @@ def record_listing(engine: Engine, shows: Sequence[RunwayShow],
     """
     if not shows:
         return 0
+    with engine.begin() as conn:
+        return record_shows(conn, shows, cities)
+
+
+def record_shows(conn: Connection, shows: Sequence[RunwayShow],
+                 cities: Mapping[str, ShowCity] | None = None) -> int:
+    """The one way a runway show enters ``runway_shows``, for a listing and for a show
+    released by an editor's name decision alike: every field of the show, its title city
+    resolved (``cities``) or waiting on its pending name. Known shows are left untouched."""
     cities = cities or {}
     rows = []
     for s in shows:
@@ -179,12 +188,11 @@ def record_listing(engine: Engine, shows: Sequence[RunwayShow],
         rows.append((s.entity_key.brand_slug, s.source_key.source, s.source_key.source_url,
                      s.source_path, s.title, s.entity_key.season_code, s.season, s.year,
                      s.collection_type, city.slug, s.city, city.pending_id, s.listing_position))
-    with engine.begin() as conn:
-        return insert_rows(conn, "runway_shows",
-                           ("brand_slug", "source", "source_url", "source_path", "title",
-                            "season_code", "season", "year", "collection_type", "city",
-                            "city_name", "city_pending_id", "listing_position"),
-                           rows, on_conflict="(source, source_url) DO NOTHING")
+    return insert_rows(conn, "runway_shows",
+                       ("brand_slug", "source", "source_url", "source_path", "title",
+                        "season_code", "season", "year", "collection_type", "city",
+                        "city_name", "city_pending_id", "listing_position"),
+                       rows, on_conflict="(source, source_url) DO NOTHING")
 
 
 def brand_shows(engine: Engine, brand_slug: str, source: str) -> list[ShowRow]:

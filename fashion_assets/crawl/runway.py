@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine
 
 from fashion_assets.catalog import runway as catalog
-from fashion_assets.catalog.names import resolve_names
+from fashion_assets.catalog.names import resolve_names, show_city
 from fashion_assets.catalog.runway import (
     LogEntry,
     ManifestImage,
@@ -134,8 +134,7 @@ def show_cities(engine: Engine, shows: Sequence[RunwayShow]) -> dict[str, catalo
     """
     outcomes = resolve_names(engine, NameKind.CITY, [
         (s.city, s.source_key.source, s.source_key.source_url) for s in shows if s.city])
-    return {name: catalog.ShowCity(o.entity, o.pending_id if o.status == "pending" else None)
-            for name, o in outcomes.items()}
+    return {name: show_city(outcome) for name, outcome in outcomes.items()}
 
 
 def _log_listing_failure(engine: Engine, site: SourceSite, brand_slug: str, run_id: str,

@@ -179,3 +179,28 @@ def test_the_brand_page_name_is_kept_without_taking_another_brand_s_spelling(
                                " 'maison-martin-margiela'") == [("Maison Margiela",)]
     assert query(database_url, "SELECT alias FROM name_aliases WHERE entity_slug ="
                                " 'maison-martin-margiela'") == [("MM6 Maison Margiela",)]
+
+
+def test_a_show_released_by_a_name_decision_keeps_its_title_city(database_url: str) -> None:
+    """The listing stores a show's title city (a known one resolved, an unknown one waiting
+    on its pending name); a show held for its designer's name and released by an editor is
+    stored the same way, by the same recorder."""
+    engine = catalog_engine(database_url)
+    [outcome] = names.resolve_names(engine, NameKind.BRAND, [("Maison Neuve", SOURCE, "u")]
+                                    ).values()
+    base = "https://theimpression.com/maison-neuve-"
+    held = [WaitingArticle("runway", SOURCE, f"{base}{code}/", f"/maison-neuve-{code}/", code,
+                           title, season_code=code, listing_position=n)
+            for n, (code, title) in enumerate([("tokyo-fall-2015", "Tokyo Fall 2015"),
+                                               ("lagos-fall-2015", "Lagos Fall 2015")], 1)]
+    assert names.hold_articles(engine, outcome.pending_id, held) == 2
+
+    names.approve_name(engine, outcome.pending_id, editor="ed")
+
+    shows = query(database_url, "SELECT season_code, city, city_name, city_pending_id IS NULL"
+                                " FROM runway_shows ORDER BY listing_position")
+    assert [tuple(row[:3]) for row in shows] == [
+        ("tokyo-fall-2015", "tokyo", "Tokyo"), ("lagos-fall-2015", None, "Lagos")]
+    assert [bool(row[3]) for row in shows] == [True, False]  # Lagos waits on its name
+    [lagos] = names.list_pending(engine, kind=NameKind.CITY)
+    assert (lagos.name, lagos.waiting) == ("Lagos", 1)
