@@ -15,7 +15,7 @@ from typing import Any
 
 from fashion_assets.domain.titles import (
     COLLECTION_TYPES,
-    MAX_TITLE_LENGTH,
+    MAX_STORED_TITLE_CHARS,
     MAX_YEAR,
     MIN_YEAR,
     SEASONS,
@@ -193,8 +193,8 @@ def _title(value: Any) -> str:
     title = " ".join(str(value).split())
     if not title:
         raise ValueError("the title may not be empty")
-    if len(title) > MAX_TITLE_LENGTH:
-        raise ValueError(f"the title is longer than {MAX_TITLE_LENGTH} characters")
+    if len(title) > MAX_STORED_TITLE_CHARS:
+        raise ValueError(f"the title is longer than {MAX_STORED_TITLE_CHARS} characters")
     return title
 
 

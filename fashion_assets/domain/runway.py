@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-from fashion_assets.domain.titles import TitleParseError, parse_season_slug, parse_show_title
-
-MAX_TITLE_CHARS = 500
+from fashion_assets.domain.titles import (
+    TitleParseError,
+    parse_season_slug,
+    parse_show_title,
+    stored_title,
+)
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,7 @@ def runway_show(
     (the slug is the stable code; titles are free text that a source may garble).
     """
     code = parse_season_slug(season_slug)
-    clean_title = " ".join(title.split())[:MAX_TITLE_CHARS]
+    clean_title = stored_title(title)
     season, year, collection_type, city = code.season, code.year, code.collection_type, None
     try:
         parsed = parse_show_title(clean_title)

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from fashion_assets.domain.runway import SourceKey, canonical_source_url
-
-MAX_TITLE_CHARS = 500
+from fashion_assets.domain.titles import stored_title
 
 
 @dataclass(frozen=True)
@@ -61,5 +60,5 @@ def street_article(*, source: str, public_base_url: str, week_slug: str, path: s
                    title: str, listing_position: int) -> StreetArticle:
     """Build the record of a listing entry; the title is display text only, never a key."""
     return StreetArticle(SourceKey(source, canonical_source_url(public_base_url, path)),
-                         week_slug, path, " ".join(title.split())[:MAX_TITLE_CHARS],
+                         week_slug, path, stored_title(title),
                          listing_position)

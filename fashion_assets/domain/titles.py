@@ -19,7 +19,11 @@ COLLECTION_TYPES = ("ready-to-wear", "menswear", "couture", "bridal")
 DEFAULT_COLLECTION_TYPE = "ready-to-wear"
 MIN_YEAR, MAX_YEAR = 1900, 2100
 
+# The title grammar reads titles up to this long; a longer one is no show title it knows.
 MAX_TITLE_LENGTH = 300
+# Any title the catalog stores (a show's, an article's, an editor's edit): the one cap a
+# listing cuts at and an edit must fit in, so an editor can always re-save what is stored.
+MAX_STORED_TITLE_CHARS = 500
 MAX_SLUG_LENGTH = 120
 _QUOTE_LIMIT = 200
 
@@ -33,6 +37,12 @@ _PLACE_PUNCTUATION = frozenset("-'’.")
 _YEAR = re.compile(r"(?<![0-9])[0-9]{4}(?![0-9])")
 _SLUG_CHARS = re.compile(r"[a-z0-9-]+")
 
+
+
+def stored_title(title: str) -> str:
+    """A title as the catalog stores it: whitespace folded, cut at
+    ``MAX_STORED_TITLE_CHARS``."""
+    return " ".join(title.split())[:MAX_STORED_TITLE_CHARS]
 
 class TitleParseError(ValueError):
     """A show title (or season slug) that does not follow the show-naming grammar."""

@@ -13,6 +13,7 @@ from fashion_assets.domain.review import (
     parse_draft_ref,
     validate_changes,
 )
+from fashion_assets.domain.titles import MAX_STORED_TITLE_CHARS, stored_title
 
 REF = DraftRef("runway", 12)
 OK = "ok"
@@ -128,6 +129,18 @@ def test_a_new_season_code_sets_season_year_and_type_unless_given() -> None:
         "season_code": "fall-2019-menswear", "season": "fall", "year": 2019,
         "collection_type": "menswear"}
     assert validate_changes("runway", {"season_code": "resort-2018", "year": 2017})["year"] == 2017
+
+
+@pytest.mark.parametrize("kind", ["runway", "street"])
+def test_an_editor_can_save_any_title_the_catalog_stores(kind: str) -> None:
+    """A listing stores titles up to the stored cap (a theImpression album's can run to
+    400 characters): an edit that keeps such a title is accepted, one past the cap not."""
+    stored = stored_title("Très long titre " * 40)
+    assert 300 < len(stored) == MAX_STORED_TITLE_CHARS
+    kept = stored[:400].strip()
+    assert validate_changes(kind, {"title": kept}) == {"title": kept}
+    with pytest.raises(ValueError, match=f"longer than {MAX_STORED_TITLE_CHARS}"):
+        validate_changes(kind, {"title": "x" * (MAX_STORED_TITLE_CHARS + 1)})
 
 
 @pytest.mark.parametrize(("changes", "message"), [

@@ -14,13 +14,12 @@ from fashion_assets.domain.ingest import (
     show_failure,
 )
 from fashion_assets.domain.runway import (
-    MAX_TITLE_CHARS,
     RunwayEntityKey,
     SourceKey,
     canonical_source_url,
     runway_show,
 )
-from fashion_assets.domain.titles import TitleParseError
+from fashion_assets.domain.titles import MAX_STORED_TITLE_CHARS, TitleParseError
 
 
 @pytest.mark.parametrize(("base", "path", "expected"), [
@@ -68,7 +67,7 @@ def test_the_slug_decides_when_the_title_is_garbled_or_disagrees() -> None:
 
 
 def test_absurd_titles_are_cut_and_bad_slugs_refused() -> None:
-    assert len(show(title="A" * 100_000).title) == MAX_TITLE_CHARS
+    assert len(show(title="A" * 100_000).title) == MAX_STORED_TITLE_CHARS
     with pytest.raises(TitleParseError):
         show(season_slug="../../etc")
 
