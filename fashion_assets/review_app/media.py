@@ -12,11 +12,9 @@ from sqlalchemy import Engine, bindparam, text
 
 from fashion_assets.catalog.entities import ENTITIES
 from fashion_assets.catalog.review import DraftSummary
+from fashion_assets.domain.media import AVIF, GIF, JPEG, PNG, WEBP, sniff_image_type
 
-# Magic numbers of the formats the crawl stores (domain/media.py accepts these).
-_SIGNATURES = ((b"\xff\xd8\xff", "image/jpeg"), (b"\x89PNG\r\n\x1a\n", "image/png"),
-               (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
-_SAFE_TYPES = {"image/jpeg", "image/png", "image/gif", "image/webp", "image/avif"}
+_SAFE_TYPES = {JPEG, PNG, GIF, WEBP, AVIF}
 
 
 def first_photos(engine: Engine, drafts: Iterable[DraftSummary]) -> dict[str, str]:
@@ -43,11 +41,9 @@ def content_type(engine: Engine, key: str, data: bytes) -> str:
     Anything else is served as ``application/octet-stream`` (with ``nosniff``), so a stored
     body can never be rendered as a page of this origin.
     """
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "image/webp"
-    for signature, kind in _SIGNATURES:
-        if data.startswith(signature):
-            return kind
+    sniffed = sniff_image_type(data)  # the crawl's own sniffer: the formats it stores
+    if sniffed is not None:
+        return sniffed
     with engine.connect() as conn:
         for t in ENTITIES.values():
             row = conn.execute(text(f"SELECT content_type FROM {t.draft_images}"

@@ -403,3 +403,18 @@ def test_serve_refuses_a_public_host_without_a_secret(tmp_path: Path) -> None:
         assert result.exit_code != 0, result.output
         assert f"refusing to serve on {host}: no FASHION_REVIEW_SECRET is set" in result.output
     assert not (tmp_path / "catalog.db").exists()  # refused before opening anything
+
+
+def test_every_format_the_crawl_stores_is_served_as_its_own_type(engine: Engine) -> None:
+    """The page sniffs with the crawl's sniffer (domain/media.py), so an AVIF the crawl
+    stored is served as image/avif even when no draft row names its type; bytes of no
+    image format stay an opaque download."""
+    from fashion_assets.review_app.media import content_type
+    from tests.unit.test_media import REAL_IMAGES, _avif_skeleton
+
+    samples = [(data, kind) for data, kind in REAL_IMAGES.values()]
+    samples.append((_avif_skeleton(640), "image/avif"))
+    for data, kind in samples:
+        assert content_type(engine, object_key(data), data) == kind
+    html = b"<!doctype html><script>alert(1)</script>"
+    assert content_type(engine, object_key(html), html) == "application/octet-stream"
