@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Connection, Engine, text
 
 from fashion_assets.catalog.db import is_postgres, utc_naive
-from fashion_assets.catalog.entities import ENTITIES
+from fashion_assets.catalog.entities import ENTITIES, has_draft, same_source
 from fashion_assets.domain.backpressure import Backlog, Backpressure, BackpressureRules, decide
 
 CRAWL_GATE = "crawl"
@@ -27,10 +27,7 @@ _ARTICLE_STAGES = "('ingest', 'manifest')"
 
 
 def _no_draft(table: str) -> str:
-    # `d.source_url <> ''` restates the unique source index's own condition, so both
-    # databases may use it (uq_brand_runway_drafts_source, uq_street_snap_drafts_source).
-    return (f"NOT EXISTS (SELECT 1 FROM {table} d WHERE d.source = f.source"
-            " AND d.source_url = f.source_url AND d.source_url <> '')")
+    return f"NOT {has_draft(table, 'f')}"
 
 
 # One statement, two counts:
@@ -53,13 +50,13 @@ BACKLOG_SQL = (
     + " + ".join(pending_review_sql(t) for t in _DRAFT_TABLES)
     + ", (SELECT count(*) FROM ingest_log f"
     f" WHERE f.outcome = 'failed' AND f.stage IN {_ARTICLE_STAGES}"
-    " AND NOT EXISTS (SELECT 1 FROM ingest_log l WHERE l.source = f.source"
-    f"  AND l.source_url = f.source_url AND l.id > f.id AND l.stage IN {_ARTICLE_STAGES})"
+    f" AND NOT EXISTS (SELECT 1 FROM ingest_log l WHERE {same_source('l', 'f')}"
+    f"  AND l.id > f.id AND l.stage IN {_ARTICLE_STAGES})"
     + "".join(f" AND {_no_draft(t)}" for t in _DRAFT_TABLES)
     # A show the coverage sensor gave up on is a known loss, shown apart in status; left
     # in, a few hundred pages gone for good would hold the crawls back forever.
     + " AND NOT EXISTS (SELECT 1 FROM coverage_repairs r JOIN runway_shows s"
-    "  ON s.id = r.show_id WHERE s.source = f.source AND s.source_url = f.source_url"
+    f"  ON s.id = r.show_id WHERE {same_source('s', 'f')}"
     "  AND r.gave_up_at IS NOT NULL)"
     + ")"
 )

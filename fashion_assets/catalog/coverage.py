@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import Engine, text
 
 from fashion_assets.catalog.db import utc_naive
+from fashion_assets.catalog.entities import same_source
 from fashion_assets.catalog.runway import SHOW_JOINS, insert_rows
 from fashion_assets.domain.coverage import (
     CoverageColumns,
@@ -102,7 +103,7 @@ def _give_up_reasons(conn, show_ids: Sequence[int]) -> dict[int, str]:
     last: dict[int, str] = {}
     for show_id, outcome, reason in conn.execute(text(
             "SELECT s.id, l.outcome, l.reason FROM runway_shows s JOIN ingest_log l"
-            " ON l.source = s.source AND l.source_url = s.source_url"
+            f" ON {same_source('l', 's')}"
             f" WHERE s.id IN ({marks}) ORDER BY l.id"), params):
         last[int(show_id)] = f"{outcome}: {reason}" if reason else str(outcome)
     attempts = dict(conn.execute(text(

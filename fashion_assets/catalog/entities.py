@@ -1,9 +1,11 @@
-"""The one definition of each entity key in SQL, and the tables each kind of entity uses.
+"""The one definition of each key in SQL, and the tables each kind of entity uses.
 
 "The same show" and "the same album" are decided here and nowhere else: the ingest's catalog
 lookup, promotion's catalog lookup and the sibling-draft query all build their conditions
 from ``same_entity``, so a February Copenhagen album can never receive August photos through
-one lookup that forgot the month.
+one lookup that forgot the month. "The same article" (the source key) likewise comes from
+``same_source`` and ``has_draft`` wherever a query matches a listing, a log entry or a draft
+by it.
 """
 
 from __future__ import annotations
@@ -46,6 +48,22 @@ ENTITIES = {RUNWAY.kind: RUNWAY, STREET.kind: STREET}
 def same_entity(tables: EntityTables, left: str, right: str) -> str:
     """SQL that holds when rows ``left`` and ``right`` (table aliases) share the entity key."""
     return " AND ".join(f"{left}.{column} = {right}.{column}" for column in tables.key)
+
+
+def same_source(left: str, right: str) -> str:
+    """SQL that holds when rows ``left`` and ``right`` (table aliases) share the source key
+    (source, source_url): the same article of the same site."""
+    return f"{left}.source = {right}.source AND {left}.source_url = {right}.source_url"
+
+
+def has_draft(drafts: str, alias: str) -> str:
+    """SQL that holds when the article ``alias`` has a draft in the table ``drafts``.
+
+    ``d.source_url <> ''`` restates the unique source index's own condition, so both
+    databases may use it (uq_brand_runway_drafts_source, uq_street_snap_drafts_source).
+    """
+    return (f"EXISTS (SELECT 1 FROM {drafts} d WHERE {same_source('d', alias)}"
+            " AND d.source_url <> '')")
 
 
 def in_catalog(tables: EntityTables, alias: str) -> str:

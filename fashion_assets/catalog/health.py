@@ -14,6 +14,7 @@ from typing import Literal
 
 from sqlalchemy import Engine, text
 
+from fashion_assets.catalog.entities import has_draft, same_source
 from fashion_assets.domain.health import PartitionCounts
 
 PartitionKind = Literal["brand", "season", "week"]
@@ -44,15 +45,14 @@ _LAYOUTS: dict[str, _Layout] = {
 def _counts_sql(layout: _Layout) -> str:
     """A failed article's latest manifest or ingest entry failed and no draft has its
     source key: the rule backpressure counts failed ingests by (catalog/backpressure.py)."""
-    drafted = (f"EXISTS (SELECT 1 FROM {layout.drafts} d WHERE d.source = s.source"
-               " AND d.source_url = s.source_url AND d.source_url <> '')")
+    drafted = has_draft(layout.drafts, "s")
     given_up = ("(SELECT count(*) FROM coverage_repairs r JOIN runway_shows x"
                 f" ON x.id = r.show_id WHERE x.source = :source AND x.{layout.column} = :key"
                 " AND r.gave_up_at IS NOT NULL)") if layout.given_up else "0"
     return (
         f"SELECT count(*), sum(CASE WHEN {drafted} THEN 1 ELSE 0 END),"
-        " sum(CASE WHEN (SELECT l.outcome FROM ingest_log l WHERE l.source = s.source"
-        "  AND l.source_url = s.source_url AND l.stage IN ('ingest', 'manifest')"
+        " sum(CASE WHEN (SELECT l.outcome FROM ingest_log l WHERE"
+        f"  {same_source('l', 's')} AND l.stage IN ('ingest', 'manifest')"
         f"  ORDER BY l.id DESC LIMIT 1) = 'failed' AND NOT {drafted} THEN 1 ELSE 0 END),"
         f" (SELECT count(*) FROM {layout.missing} m JOIN {layout.articles} x"
         f"  ON x.id = m.{layout.missing_article}"

@@ -23,6 +23,8 @@ from typing import Any
 
 from sqlalchemy import DateTime, Engine, bindparam, text
 
+from fashion_assets.catalog.entities import same_source
+
 STATUSES = ("running", "finished", "failed", "terminated")
 FINAL_STATUSES = STATUSES[1:]
 RECENT_OUTCOMES = 50
@@ -246,9 +248,8 @@ def recent_outcomes(engine: Engine, limit: int = RECENT_OUTCOMES) -> list[Outcom
             " l.source_url, COALESCE(s.title, a.title, ''), l.stage, l.outcome,"
             " l.images_stored, l.images_missing, l.reason"
             " FROM (SELECT * FROM ingest_log ORDER BY id DESC LIMIT :limit) l"
-            " LEFT JOIN runway_shows s ON s.source = l.source AND s.source_url = l.source_url"
-            " LEFT JOIN street_style_articles a"
-            "   ON a.source = l.source AND a.source_url = l.source_url"
+            f" LEFT JOIN runway_shows s ON {same_source('s', 'l')}"
+            f" LEFT JOIN street_style_articles a ON {same_source('a', 'l')}"
             " ORDER BY l.id DESC"), {"limit": max(0, int(limit))}).all()
     return [OutcomeRow(int(r[0]), _read(r[1]) or utc_now(), r[2], r[3] or r[4], r[4], r[5],
                        r[6], r[7], r[8], r[9], int(r[10]), int(r[11]), r[12]) for r in rows]

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, text
 
 from fashion_assets.catalog.db import utc_naive
-from fashion_assets.catalog.entities import RUNWAY, same_entity
+from fashion_assets.catalog.entities import RUNWAY, same_entity, same_source
 from fashion_assets.catalog.promotion import remerge
 from fashion_assets.domain.coverage import (
     ACTIVE_STATUSES,
@@ -208,8 +208,7 @@ def season_shows(engine: Engine, season_code: str, source: str) -> list[ShowRow]
 # A show with its manifest, its own draft (by source key) and its entity's catalog entry.
 SHOW_JOINS = (
     " FROM runway_shows s LEFT JOIN runway_show_manifests m ON m.show_id = s.id"
-    " LEFT JOIN brand_runway_drafts d ON d.source = s.source AND d.source_url = s.source_url"
-    "  AND d.source_url <> ''"
+    f" LEFT JOIN brand_runway_drafts d ON {same_source('d', 's')} AND d.source_url <> ''"
     f" LEFT JOIN brand_runways e ON {same_entity(RUNWAY, 'e', 's')}"
 )
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from sqlalchemy import Engine, text
 
+from fashion_assets.catalog.entities import STREET, has_draft
 from fashion_assets.catalog.runway import (
     LogEntry,
     MissingImage,
@@ -68,8 +69,7 @@ def week_articles(engine: Engine, week_slug: str, source: str) -> list[ArticleRo
     """Every article of a fashion week's listing, with whether its source key is drafted."""
     sql = text(
         "SELECT a.id, a.week_slug, a.source, a.source_url, a.source_path, a.title, a.city,"
-        " a.year, a.month, EXISTS (SELECT 1 FROM street_snap_drafts d"
-        "   WHERE d.source = a.source AND d.source_url = a.source_url AND d.source_url <> '')"
+        f" a.year, a.month, {has_draft(STREET.drafts, 'a')}"
         " FROM street_style_articles a WHERE a.week_slug = :week AND a.source = :source"
         " ORDER BY a.listing_position, a.id")
     with engine.connect() as conn:
