@@ -20,6 +20,7 @@ from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 from parsel import Selector
 
+from fashion_assets.domain.names import normalize_name
 from fashion_assets.domain.titles import (
     COLLECTION_TYPES,
     SEASONS,
@@ -59,7 +60,6 @@ _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 # Browsers drop these from anywhere in a URL (WHATWG URL parsing) before reading it.
 _URL_IGNORED = str.maketrans("", "", "\t\n\r")
 _DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"))
-_APOSTROPHES = str.maketrans(dict.fromkeys("\u2018\u2019\u02bc\u00b4`", "'"))
 # What separates a designer from a show title, or trails a heading: "Chloé – Spring 2020".
 _SEPARATORS = " -:|,\u2013\u2014"
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -381,14 +381,25 @@ def runway_season_code(show_title: str) -> str:
 
 
 def _strip_prefix(text: str, name: str) -> str | None:
-    """The text after ``name`` when the text starts with it as whole words, else None."""
-    wanted = _fold(name)
+    """The text after ``name`` when the text starts with it as whole words, else None.
+
+    Compared in name resolution's form (``domain/names.py: normalize_name``), the one way
+    names are folded: "Chloé", "CHLOE" and "chloe" agree, and so do "Dolce & Gabbana" and
+    "Dolce and Gabbana".
+    """
+    wanted = normalize_name(name)
+    if not wanted:
+        return None
+    matched = None  # the longest match: it takes the name's own trailing dot ("Agnès B.")
     for end in range(1, len(text) + 1):
         if end < len(text) and text[end].isalnum():
             continue
-        if _fold(text[:end]) == wanted:
-            return text[end:].strip(_SEPARATORS)
-    return None
+        folded = normalize_name(text[:end])
+        if folded == wanted:
+            matched = end
+        elif not wanted.startswith(folded):
+            break
+    return None if matched is None else text[matched:].strip(_SEPARATORS)
 
 
 def _show_title_suffix(text: str, *, allow_whole: bool) -> tuple[str, str] | None:
@@ -411,13 +422,6 @@ def _parses(show_title: str) -> bool:
     except TitleParseError:
         return False
     return True
-
-
-def _fold(text: str) -> str:
-    """A key under which "Chloé", "CHLOE" and "chloe" agree."""
-    decomposed = unicodedata.normalize("NFKD", text.translate(_DASHES).translate(_APOSTROPHES))
-    stripped = "".join(char for char in decomposed if not unicodedata.combining(char))
-    return " ".join(stripped.casefold().split())
 
 
 # --------------------------------------------------------------------------- articles

@@ -720,6 +720,11 @@ def test_week_city_name_needs_a_heading_or_a_slug() -> None:
             "Dolce & Gabbana",
             ("Dolce & Gabbana", "Resort 2026"),
         ),
+        # Compared as name resolution compares names: "&" and "and" agree, and so does
+        # punctuation, so the place stays in the show title here too.
+        ("Dolce & Gabbana Tokyo Fall 2015", "Dolce and Gabbana",
+         ("Dolce and Gabbana", "Tokyo Fall 2015")),
+        ("Agnès B. Paris Fall 2015", "agnes b", ("agnes b", "Paris Fall 2015")),
         ("The Row Pre-Fall 2024 Collection", "The Row", ("The Row", "Pre-Fall 2024")),
         # The tag is not the title's prefix: the show title starts at the season.
         ("Y for Maison X Spring 2020 Collection", "Maison X", ("Maison X", "Spring 2020")),
