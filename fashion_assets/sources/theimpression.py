@@ -20,6 +20,7 @@ from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 from parsel import Selector
 
+from fashion_assets.domain.hosts import HostPolicy, check_url
 from fashion_assets.domain.names import normalize_name
 from fashion_assets.domain.titles import (
     COLLECTION_TYPES,
@@ -438,7 +439,9 @@ def parse_article_page(html: str, *, page_url: str, image_hosts: Collection[str]
     if isinstance(image_hosts, str):  # a lone host would be read as its characters
         raise TypeError("image_hosts must be a collection of hosts, not one string")
     page = _page_parts(page_url)
-    hosts = frozenset(host.strip().lower() for host in image_hosts) | {page.netloc}
+    # The crawl's one host rule (domain/hosts.py), so a photo kept here is one the client
+    # may fetch, with the same normalizing of names and ports.
+    hosts = HostPolicy.from_config(page.url, image_hosts)
     selector = _selector(html)
     article = _first(
         selector.xpath("//main//article") or selector.xpath("//article[not(ancestor::aside)]")
@@ -458,7 +461,7 @@ def parse_article_page(html: str, *, page_url: str, image_hosts: Collection[str]
             notes.add(f"img {index}: {found}")
             continue
         target, width = found
-        if target.netloc not in hosts:
+        if not check_url(hosts, target.url).allowed:
             notes.add(
                 f"img {index}: {_quote(target.url)} is on host {_quote(target.netloc)}, "
                 "neither the site nor an image host"

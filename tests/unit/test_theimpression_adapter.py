@@ -572,6 +572,19 @@ def test_image_hosts_decide_and_the_fetched_host_is_allowed() -> None:
     assert urls(only_cdn) == ["http://img.theimpression.com/abc/b.jpg", f"{REPLICA}{UPLOADS}/c.jpg"]
 
 
+def test_photo_hosts_are_judged_by_the_crawls_host_rule() -> None:
+    """The rule the HTTP client fetches by (domain/hosts.py): a host in capitals or with
+    its scheme's default port is the host, another port or a metadata address is not."""
+    content = (
+        figure('<img src="https://IMG.theimpression.com:443/abc/a.jpg">')
+        + figure('<img src="https://img.theimpression.com:8443/abc/b.jpg">')
+        + figure('<img src="http://169.254.169.254/latest/c.jpg">')
+    )
+    page = read_article(content)
+    assert urls(page) == ["https://img.theimpression.com/abc/a.jpg"]
+    assert sum("neither the site nor an image host" in note for note in page.skipped) == 2
+
+
 def test_image_hosts_must_not_be_a_lone_string() -> None:
     with pytest.raises(TypeError, match="image_hosts"):
         parse_article_page(article_page(""), page_url=ARTICLE_URL, image_hosts="theimpression.com")
