@@ -17,6 +17,7 @@ from sqlalchemy import Connection, Engine, text
 
 from fashion_assets.catalog.db import is_postgres
 from fashion_assets.catalog.entities import EntityTables, contributes, same_entity
+from fashion_assets.domain.coverage import kept_expected_sql
 from fashion_assets.domain.promotion import SOURCE_PRIORITY
 
 DEFAULT_BATCH_KEYS = 2_000
@@ -173,8 +174,7 @@ def _update(t: EntityTables, column: str) -> str:
     """The upsert's SET clause for ``column``: the lead draft's value, except that an
     expected count never goes down (``domain/coverage.py: merge_expected``)."""
     if column == "expected_images":
-        return (f"{column} = CASE WHEN excluded.{column} > {t.catalog}.{column}"
-                f" THEN excluded.{column} ELSE {t.catalog}.{column} END")
+        return f"{column} = {kept_expected_sql(f'excluded.{column}', f'{t.catalog}.{column}')}"
     return f"{column} = excluded.{column}"
 
 

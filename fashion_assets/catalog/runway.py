@@ -23,6 +23,7 @@ from fashion_assets.domain.coverage import (
     CoverageRules,
     Observation,
     is_complete,
+    kept_expected_sql,
     merge_expected,
     show_coverage,
 )
@@ -161,6 +162,16 @@ def list_brands(engine: Engine) -> list[Brand]:
     with engine.connect() as conn:
         rows = conn.execute(text("SELECT slug, display_name FROM brands ORDER BY slug"))
         return [Brand(slug, name) for slug, name in rows]
+
+
+def listed_season_codes(engine: Engine, source: str) -> set[str]:
+    """The season codes of the shows ``source``'s listings gave: each is a season another
+    source is crawled by (theImpression's runway partitions). One bounded query, a few
+    hundred codes."""
+    with engine.connect() as conn:
+        return set(conn.execute(
+            text("SELECT DISTINCT season_code FROM runway_shows WHERE source = :s"),
+            {"s": source}).scalars())
 
 
 def record_listing(engine: Engine, shows: Sequence[RunwayShow],
@@ -422,8 +433,8 @@ def repair_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
                           i.content_type, i.width, i.height, i.byte_size) for i in images])
         # The draft changes (and says so in updated_at) only when it gained photos or count.
         conn.execute(text(
-            "UPDATE brand_runway_drafts SET expected_images = CASE WHEN :expected >"
-            " expected_images THEN :expected ELSE expected_images END,"
+            "UPDATE brand_runway_drafts SET expected_images ="
+            f" {kept_expected_sql(':expected', 'expected_images')},"
             " updated_at = CURRENT_TIMESTAMP"
             " WHERE id = :id AND (:added > 0 OR expected_images < :expected)"),
             {"id": draft_id, "expected": show.expected_images, "added": len(images)})

@@ -162,6 +162,13 @@ def merge_expected(stored: Observation | None, new: Observation) -> Observation:
     return Observation(max(stored.count, new.count), new.observed_at)
 
 
+def kept_expected_sql(new: str, stored: str) -> str:
+    """``merge_expected``'s rule in SQL, for writes that replace an expected count in place
+    (a repaired draft, a re-promoted entry): the higher of ``new`` and ``stored``, so a page
+    that lost photos never makes a show look complete."""
+    return _greatest(new, stored)
+
+
 @dataclass(frozen=True)
 class RepairRules:
     """``FASHION_REPAIR_MAX_ATTEMPTS``, ``FASHION_REPAIR_BACKOFF`` and

@@ -17,6 +17,7 @@ from fashion_assets.domain.coverage import (
     coverage_sql,
     incomplete_sql,
     is_complete,
+    kept_expected_sql,
     merge_expected,
     repair_step,
     required,
@@ -138,6 +139,15 @@ T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 def test_the_max_rule_for_expected_counts(stored: Observation | None, new: Observation,
                                           kept: Observation) -> None:
     assert merge_expected(stored, new) == kept
+
+
+@pytest.mark.parametrize(("new", "stored"), [(38, 40), (44, 40), (40, 40), (0, 12)])
+def test_the_max_rule_in_sql_keeps_what_merge_expected_keeps(new: int, stored: int) -> None:
+    """The SQL twin, run by SQLite (the dialect without GREATEST), agrees with the rule."""
+    with create_engine("sqlite://").connect() as conn:
+        kept = conn.execute(text(f"SELECT {kept_expected_sql(':new', ':stored')}"),
+                            {"new": new, "stored": stored}).scalar_one()
+    assert kept == merge_expected(Observation(stored, T0), Observation(new, T0)).count
 
 
 def test_re_fetches_back_off_doubling_up_to_the_cap_then_give_up() -> None:
