@@ -108,7 +108,7 @@ def approved_backlog(engine: Engine, kinds: Sequence[EntityTables]) -> list[Back
         " sum(CASE WHEN status = 'approved' THEN id ELSE 0 END),"
         " max(CASE WHEN status = 'approved' THEN updated_at END),"
         " sum(CASE WHEN status = 'promoted' THEN 1 ELSE 0 END)"
-        f" FROM {t.drafts} WHERE status IN ('approved', 'promoted') AND NOT is_deleted"
+        f" FROM {t.drafts} d WHERE {contributes('d')}"
         for t in kinds)
     with engine.connect() as conn:
         rows = conn.execute(text(sql)).all()

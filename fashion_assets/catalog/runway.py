@@ -28,7 +28,7 @@ from fashion_assets.domain.coverage import (
     show_coverage,
 )
 from fashion_assets.domain.ingest import Outcome, photos_added, repair_outcome
-from fashion_assets.domain.promotion import CONTRIBUTING_STATUSES
+from fashion_assets.domain.promotion import contributes
 from fashion_assets.domain.runway import RunwayEntityKey, RunwayShow, SourceKey
 
 
@@ -442,9 +442,10 @@ def repair_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
                      {"id": show.id})
         record_missing(conn, show.id, missing)
         entry_added = 0
-        status = conn.execute(text("SELECT status, is_deleted FROM brand_runway_drafts"
-                                   " WHERE id = :id"), {"id": draft_id}).one()
-        if status[0] in CONTRIBUTING_STATUSES and not status[1] and show.in_catalog:
+        status, is_deleted = conn.execute(text("SELECT status, is_deleted FROM"
+                                               " brand_runway_drafts WHERE id = :id"),
+                                          {"id": draft_id}).one()
+        if contributes(status, bool(is_deleted)) and show.in_catalog:
             entry_added = remerge(conn, RUNWAY, (show.brand_slug, show.season_code))
         complete = _complete_now(conn, show, rules)
         if complete:

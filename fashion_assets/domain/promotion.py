@@ -20,6 +20,12 @@ SOURCE_PRIORITY: tuple[str, ...] = ("vogue", "theimpression")
 CONTRIBUTING_STATUSES: tuple[str, ...] = ("approved", "promoted")
 
 
+def contributes(status: str, is_deleted: bool) -> bool:
+    """Whether a draft in ``status`` makes up its entity's catalog entry: approved or
+    promoted, and not deleted (``catalog/entities.py: contributes`` is its SQL)."""
+    return status in CONTRIBUTING_STATUSES and not is_deleted
+
+
 def source_rank(source: str) -> int:
     """Where ``source`` stands in ``SOURCE_PRIORITY``; unknown sources come last."""
     return SOURCE_PRIORITY.index(source) if source in SOURCE_PRIORITY else len(SOURCE_PRIORITY)
@@ -41,7 +47,7 @@ class DraftForPromotion:
 
     @property
     def contributes(self) -> bool:
-        return self.status in CONTRIBUTING_STATUSES and not self.is_deleted
+        return contributes(self.status, self.is_deleted)
 
 
 @dataclass(frozen=True)
