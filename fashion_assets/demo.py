@@ -21,7 +21,6 @@ from fashion_assets.commands import typed_command
 def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str], None],
              verbose: bool = False) -> int:
     """Crawl the replica's brands with the embedded defaults; return the exit status."""
-    from fashion_assets.cli import replica_env
     from fashion_assets.replica import ROBOTS_BLOCKED_BRAND, build_site, start_replica
     from fashion_assets.runs import RunLog, crawl_in_workers, crawl_totals, summary_line
 
@@ -56,6 +55,25 @@ def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str],
     echo(next_steps(brands[0], program=program, dagster=typed_command("dagster"),
                     dagster_home=settings.dagster_home()))
     return 0 if all(s["success"] for s in summaries) else 1
+
+
+def replica_env(server: Any) -> dict[str, str]:
+    """The settings that point both sources at a running replica; theImpression's photos
+    come from its CDN and from the site's own uploads.
+
+    The demo sets them for its own crawl; ``replica serve`` prints them for the user's shell.
+    Both take them from here, so the command line depends on the demo and never the reverse.
+    """
+    def host(url: str) -> str:
+        return url.split("://", 1)[1]
+
+    return {
+        "FASHION_VOGUE_BASE_URL": server.base_url,
+        "FASHION_VOGUE_IMAGE_HOSTS": host(server.cdn_url),
+        "FASHION_THEIMPRESSION_BASE_URL": server.impression_url,
+        "FASHION_THEIMPRESSION_IMAGE_HOSTS": (
+            f"{host(server.impression_cdn_url)},{host(server.impression_url)}"),
+    }
 
 
 def next_steps(brand: str, *, program: str, dagster: str, dagster_home: Path) -> str:

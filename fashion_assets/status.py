@@ -1,5 +1,7 @@
-"""What the archive holds and what the crawler does right now: bounded queries, for the CLI,
-the review app's /crawler page and tests."""
+"""What the archive holds and what the crawler does right now, as JSON-able reports for the
+CLI, the review app's /crawler page and tests. The catalog's bounded queries are in
+``catalog/`` (``summary.py``, ``progress.py``, ``backpressure.py``, ``coverage.py``); this
+module only joins their answers with the Dagster queue and the store's size."""
 
 from __future__ import annotations
 
@@ -8,12 +10,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine
 
 from fashion_assets.catalog import progress as progress_catalog
-from fashion_assets.catalog.backpressure import peek, pending_review_sql, read_state
+from fashion_assets.catalog.backpressure import peek, read_state
 from fashion_assets.catalog.coverage import coverage_report
 from fashion_assets.catalog.entities import RUNWAY, STREET
+from fashion_assets.catalog.summary import DraftCounts, catalog_counts, pending_review
 from fashion_assets.domain.backpressure import BackpressureRules
 from fashion_assets.domain.coverage import CoverageRules
 from fashion_assets.domain.progress import (
@@ -56,11 +59,8 @@ def crawler_status(engine: Engine, instance: Any = None, *, now: datetime | None
     queued, queued_count, note = [], 0, NO_INSTANCE_NOTE
     if instance is not None:
         queued, queued_count, note = _queued_runs(instance, now), _queued_count(instance), ""
-    with engine.connect() as conn:
-        runway, street = conn.execute(text(
-            f"SELECT {pending_review_sql(RUNWAY.drafts)}, {pending_review_sql(STREET.drafts)}"
-        )).one()
-    pending = {"runway": int(runway), "street": int(street), "total": int(runway + street)}
+    by_kind = pending_review(engine)
+    pending = {**by_kind, "total": sum(by_kind.values())}
     return {
         "line": status_line(len(crawls), queued_count, pending["total"]),
         "now": now.isoformat(),
@@ -104,65 +104,32 @@ def _queued_runs(instance: Any, now: datetime) -> list[dict[str, Any]]:
 def catalog_status(engine: Engine, store_url: str, home: Path) -> dict[str, Any]:
     """Brands, shows, drafts by status, street style, names waiting for an editor, photos,
     per-brand counts and the store's size."""
-    with engine.connect() as conn:
-        brands = conn.execute(text("SELECT count(*) FROM brands")).scalar_one()
-        shows = conn.execute(text("SELECT count(*) FROM runway_shows")).scalar_one()
-        by_status = dict(conn.execute(text(
-            "SELECT status, count(*) FROM brand_runway_drafts WHERE NOT is_deleted"
-            " GROUP BY status")).all())
-        deleted = conn.execute(text(
-            "SELECT count(*) FROM brand_runway_drafts WHERE is_deleted")).scalar_one()
-        images = conn.execute(text(
-            "SELECT count(*) FROM brand_runway_draft_images")).scalar_one()
-        per_brand = conn.execute(text(
-            "SELECT b.slug,"
-            " (SELECT count(*) FROM runway_shows s WHERE s.brand_slug = b.slug),"
-            " (SELECT count(*) FROM brand_runway_drafts d WHERE d.brand_slug = b.slug),"
-            " (SELECT count(*) FROM brand_runway_draft_images i JOIN brand_runway_drafts d"
-            "   ON d.id = i.draft_id WHERE d.brand_slug = b.slug),"
-            " (SELECT count(*) FROM runway_missing_images m JOIN runway_shows s"
-            "   ON s.id = m.show_id WHERE s.brand_slug = b.slug)"
-            " FROM brands b ORDER BY b.slug")).all()
-        street_by_status = dict(conn.execute(text(
-            "SELECT status, count(*) FROM street_snap_drafts WHERE NOT is_deleted"
-            " GROUP BY status")).all())
-        street_deleted = conn.execute(text(
-            "SELECT count(*) FROM street_snap_drafts WHERE is_deleted")).scalar_one()
-        catalog = conn.execute(text(
-            "SELECT (SELECT count(*) FROM brand_runways), (SELECT count(*) FROM"
-            " brand_runway_images), (SELECT count(*) FROM street_snaps), (SELECT count(*) FROM"
-            " street_snap_images)")).one()
-        street_articles = conn.execute(text(
-            "SELECT count(*) FROM street_style_articles")).scalar_one()
-        pending_names = dict(conn.execute(text(
-            "SELECT kind, count(*) FROM pending_names WHERE status = 'pending'"
-            " GROUP BY kind")).all())
-        waiting = conn.execute(text("SELECT count(*) FROM waiting_articles w JOIN pending_names p"
-                                    " ON p.id = w.pending_name_id WHERE p.status = 'pending'"
-                                    )).scalar_one()
+    counts = catalog_counts(engine)
     store = open_store(store_url, home=home)
     stats = store.stats()
     return {
         "database": engine.url.render_as_string(hide_password=True),
-        "brands": brands,
-        "shows": shows,
-        "drafts": {**{s: int(by_status.get(s, 0)) for s in DRAFT_STATUSES},
-                   "deleted": int(deleted)},
-        "draft_images": images,
-        "street_articles": street_articles,
-        "street_drafts": {**{s: int(street_by_status.get(s, 0)) for s in DRAFT_STATUSES},
-                          "deleted": int(street_deleted)},
-        "pending_names": {kind: int(pending_names.get(kind, 0)) for kind in ("brand", "city")},
-        "waiting_for_name": int(waiting),
-        "catalog": {"shows": int(catalog[0]), "show_photos": int(catalog[1]),
-                    "street_albums": int(catalog[2]), "street_photos": int(catalog[3])},
+        "brands": counts.brands,
+        "shows": counts.shows,
+        "drafts": _drafts(counts.drafts[RUNWAY.kind]),
+        "draft_images": counts.draft_images,
+        "street_articles": counts.street_articles,
+        "street_drafts": _drafts(counts.drafts[STREET.kind]),
+        "pending_names": {kind: counts.pending_names.get(kind, 0) for kind in ("brand", "city")},
+        "waiting_for_name": counts.waiting_for_name,
+        "catalog": {"shows": counts.entries[RUNWAY.kind].entries,
+                    "show_photos": counts.entries[RUNWAY.kind].photos,
+                    "street_albums": counts.entries[STREET.kind].entries,
+                    "street_photos": counts.entries[STREET.kind].photos},
         "store": {"url": store.url, "objects": stats.objects,
                   "bytes": stats.bytes},
-        "per_brand": [
-            {"brand": slug, "shows": s, "drafts": d, "photos": p, "missing_photos": m}
-            for slug, s, d, p, m in per_brand
-        ],
+        "per_brand": [asdict(brand) for brand in counts.per_brand],
     }
+
+
+def _drafts(counts: DraftCounts) -> dict[str, int]:
+    """Every draft status, a status no draft has as 0, so the report's shape never varies."""
+    return {**{s: counts.by_status.get(s, 0) for s in DRAFT_STATUSES}, "deleted": counts.deleted}
 
 
 

@@ -1,8 +1,8 @@
 """Adds a theImpression runway partition for every season Vogue's listings have shown."""
 
 from dagster import SensorEvaluationContext, SensorResult, SkipReason, sensor
-from sqlalchemy import text
 
+from fashion_assets.catalog.runway import listed_season_codes
 from fashion_assets.partitions import runway_season_partitions
 from fashion_assets.resources import CatalogResource
 from fashion_assets.sources import vogue
@@ -15,11 +15,7 @@ def runway_season_partitions_sensor(context: SensorEvaluationContext,
                                     catalog: CatalogResource) -> SensorResult | SkipReason:
     assert runway_season_partitions.name is not None
     known = set(context.instance.get_dynamic_partitions(runway_season_partitions.name))
-    with catalog.engine().connect() as conn:  # one bounded query: a few hundred seasons
-        seasons = {code for (code,) in conn.execute(
-            text("SELECT DISTINCT season_code FROM runway_shows WHERE source = :s"),
-            {"s": vogue.SOURCE})}
-    missing = sorted(seasons - known)
+    missing = sorted(listed_season_codes(catalog.engine(), vogue.SOURCE) - known)
     if not missing:
         return SkipReason(f"all {len(known)} seasons have a partition")
     context.log.info(f"adding {len(missing)} season partitions")

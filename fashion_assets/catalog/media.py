@@ -1,4 +1,6 @@
-"""Which object keys the catalog references: the question media cleanup asks before deleting.
+"""The catalog's photo references: which object keys it references (the question media
+cleanup asks before deleting), each draft's first photo and the content type recorded for a
+key (the review page's thumbnails and photos).
 
 Every table that holds an ``object_key`` is listed here, so a new one added without updating
 ``IMAGE_TABLES`` is the one way cleanup could delete a photo still in use (the integration
@@ -7,9 +9,11 @@ test checks each table).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from sqlalchemy import Engine, bindparam, text
+
+from fashion_assets.catalog.entities import ENTITIES
 
 IMAGE_TABLES = (
     "brand_runway_draft_images",
@@ -51,3 +55,35 @@ def referenced_keys(engine: Engine, keys: Sequence[str], *,
                 found |= hits
                 remaining = [key for key in remaining if key not in hits]
     return found
+
+
+def first_photo_keys(engine: Engine, draft_ids: Mapping[str, Collection[int]]
+                     ) -> dict[str, dict[int, str]]:
+    """The object key of each draft's first photo (lowest position), by entity kind and
+    draft id, for drafts given by kind (``entities.py: ENTITIES``); a draft without photos
+    is absent. One query per kind, so a page of drafts costs at most two."""
+    found: dict[str, dict[int, str]] = {}
+    with engine.connect() as conn:
+        for kind, ids in draft_ids.items():
+            images = ENTITIES[kind].draft_images
+            sql = text(f"SELECT i.draft_id, i.object_key FROM {images} i WHERE i.draft_id IN"
+                       f" :ids AND i.position = (SELECT min(j.position) FROM {images} j"
+                       " WHERE j.draft_id = i.draft_id)").bindparams(
+                bindparam("ids", expanding=True))
+            found[kind] = {int(draft_id): str(key)
+                           for draft_id, key in conn.execute(sql, {"ids": list(ids)})}
+    return found
+
+
+def draft_content_types(engine: Engine, key: str) -> list[str]:
+    """The content type a draft photo row records for ``key``, one per entity kind that has
+    the key, in ``ENTITIES`` order: the review page trusts the first it recognises, so a
+    kind's unusable type must not hide the next kind's."""
+    types: list[str] = []
+    with engine.connect() as conn:
+        for tables in ENTITIES.values():
+            row = conn.execute(text(f"SELECT content_type FROM {tables.draft_images}"
+                                    " WHERE object_key = :k LIMIT 1"), {"k": key}).first()
+            if row is not None:
+                types.append(str(row[0]))
+    return types

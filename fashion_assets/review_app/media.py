@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import Engine, bindparam, text
+from sqlalchemy import Engine
 
-from fashion_assets.catalog.entities import ENTITIES
+from fashion_assets.catalog.media import draft_content_types, first_photo_keys
 from fashion_assets.catalog.review import DraftSummary
 from fashion_assets.domain.media import AVIF, GIF, JPEG, PNG, WEBP, sniff_image_type
 
@@ -22,17 +22,9 @@ def first_photos(engine: Engine, drafts: Iterable[DraftSummary]) -> dict[str, st
     by_kind: dict[str, dict[int, str]] = {}
     for draft in drafts:
         by_kind.setdefault(draft.kind, {})[draft.id] = draft.ref
-    found: dict[str, str] = {}
-    with engine.connect() as conn:
-        for kind, refs in by_kind.items():
-            images = ENTITIES[kind].draft_images
-            sql = text(f"SELECT i.draft_id, i.object_key FROM {images} i WHERE i.draft_id IN"
-                       f" :ids AND i.position = (SELECT min(j.position) FROM {images} j"
-                       " WHERE j.draft_id = i.draft_id)").bindparams(
-                bindparam("ids", expanding=True))
-            for draft_id, key in conn.execute(sql, {"ids": list(refs)}):
-                found[refs[draft_id]] = key
-    return found
+    keys = first_photo_keys(engine, by_kind)
+    return {by_kind[kind][draft_id]: key
+            for kind, found in keys.items() for draft_id, key in found.items()}
 
 
 def content_type(engine: Engine, key: str, data: bytes) -> str:
@@ -44,10 +36,5 @@ def content_type(engine: Engine, key: str, data: bytes) -> str:
     sniffed = sniff_image_type(data)  # the crawl's own sniffer: the formats it stores
     if sniffed is not None:
         return sniffed
-    with engine.connect() as conn:
-        for t in ENTITIES.values():
-            row = conn.execute(text(f"SELECT content_type FROM {t.draft_images}"
-                                    " WHERE object_key = :k LIMIT 1"), {"k": key}).first()
-            if row and row[0] in _SAFE_TYPES:
-                return str(row[0])
-    return "application/octet-stream"
+    recorded = (t for t in draft_content_types(engine, key) if t in _SAFE_TYPES)
+    return next(recorded, "application/octet-stream")

@@ -1,0 +1,33 @@
+"""The ``fashion-assets`` command: crawl, brands, status, the demo and the replica.
+
+Commands run the same Dagster definitions as the UI, in-process, on the instance in
+``DAGSTER_HOME`` (a persistent folder under ``FASHION_HOME`` when unset), so every run the
+CLI makes shows up in ``dagster dev`` afterwards.
+
+Each command group has its module here; this one only assembles them under ``main``, the
+entry point (``fashion_assets.cli:main``, ``python -m fashion_assets``).
+"""
+
+from __future__ import annotations
+
+import click
+
+from fashion_assets.cli.brands import brands
+from fashion_assets.cli.coverage import coverage
+from fashion_assets.cli.crawl import crawl
+from fashion_assets.cli.demo import demo
+from fashion_assets.cli.names import names
+from fashion_assets.cli.replica import replica
+from fashion_assets.cli.review import review
+from fashion_assets.cli.status import status
+
+__all__ = ["main"]
+
+
+@click.group()
+def main() -> None:
+    """fashion-assets: a reviewed archive of fashion imagery, as a Dagster code location."""
+
+
+for _command in (crawl, brands, names, status, coverage, review, demo, replica):
+    main.add_command(_command)

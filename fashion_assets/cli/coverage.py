@@ -1,0 +1,73 @@
+"""``fashion-assets coverage``: the shows the coverage sensor repairs, gave up on, retries."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import click
+
+from fashion_assets.cli.common import catalog_engine, echo_json
+
+if TYPE_CHECKING:
+    from fashion_assets.catalog.coverage import IncompleteShow
+
+
+@click.group()
+def coverage() -> None:
+    """Shows the coverage sensor gave up on, and letting it try them again."""
+
+
+@coverage.command("list")
+@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
+def coverage_list(limit: int, as_json: bool) -> None:
+    """Incomplete shows: brand, season, photos stored of expected, and the coverage sensor's
+    next attempt, or why it gave up; those it still repairs first."""
+    from dataclasses import asdict
+
+    from fashion_assets.catalog.coverage import coverage_report, incomplete_shows
+    from fashion_assets.resources import resources_from_env
+
+    rules = resources_from_env()["crawler"].coverage_rules()
+    engine, now = catalog_engine(), datetime.now(UTC)
+    report = coverage_report(engine, rules, now, limit=limit)
+    shows = incomplete_shows(engine, rules, limit=limit)
+    if as_json:
+        echo_json({"incomplete": report.incomplete, "backing_off": report.backing_off,
+                   "given_up": report.given_up, "shows": [asdict(show) for show in shows],
+                   "given_up_shows": [vars(g) for g in report.given_up_shows]})
+        return
+    click.echo(f"{report.incomplete} incomplete shows ({report.backing_off} backing off),"
+               f" {report.given_up} given up")
+    for show in shows:
+        expected = show.expected or "?"
+        click.echo(f"show {show.show_id}\t{show.brand_slug}\t{show.season_code}\t{show.source}"
+                   f"\t{show.stored}/{expected} photos\t{_repair_state(show, now)}")
+    unlisted = report.incomplete + report.given_up - len(shows)
+    if unlisted > 0:
+        click.echo(f"... and {unlisted} more (--limit)")
+
+
+def _repair_state(show: IncompleteShow, now: datetime) -> str:
+    """Where the coverage sensor stands with an incomplete show, in words."""
+    tries = f"{show.attempts} re-fetch{'es' if show.attempts != 1 else ''}"
+    if show.gave_up_at:
+        return f"gave up {show.gave_up_at} after {tries}: {show.reason}"
+    if show.next_attempt_at and datetime.fromisoformat(show.next_attempt_at) > now:
+        return f"next attempt {show.next_attempt_at} ({tries} so far)"
+    return "due now" + (f" ({tries} so far)" if show.attempts else " (never re-fetched)")
+
+
+@coverage.command("retry")
+@click.option("--brand", default=None, help="Every given-up show of this brand slug.")
+@click.option("--show-id", "show_ids", type=int, multiple=True,
+              help="A given-up show by id (see coverage list); repeat for several.")
+def coverage_retry(brand: str | None, show_ids: tuple[int, ...]) -> None:
+    """Let the coverage sensor re-fetch given-up shows again, from a fresh back-off."""
+    from fashion_assets.catalog.coverage import retry_given_up
+
+    if not brand and not show_ids:
+        raise click.UsageError("name the shows to retry: --brand or --show-id")
+    count = retry_given_up(catalog_engine(), brand_slug=brand, show_ids=show_ids)
+    click.echo(f"{count} given-up shows will be re-fetched by the coverage sensor")

@@ -1,0 +1,57 @@
+"""``fashion-assets crawl``: the crawl of brands, seasons and fashion weeks, run by run."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from fashion_assets.cli.common import brand_slug, echo_json, program, slugs
+
+
+@click.command()
+@click.option("--brand", "brands", multiple=True, callback=lambda c, p, v:
+              [brand_slug(b) for b in v], help="Vogue brand slug to crawl; repeat for several.")
+@click.option("--season", "seasons", multiple=True, callback=slugs("season code"),
+              help="theImpression runway season to crawl (a season code such as "
+                   "spring-2020-ready-to-wear); repeat for several.")
+@click.option("--week", "weeks", multiple=True, callback=slugs("fashion week slug"),
+              help="theImpression street-style week to crawl (its listing slug, such as "
+                   "copenhagen-fashion-week); repeat for several.")
+@click.option("--all", "crawl_all", is_flag=True,
+              help="Every brand of the catalog, in batches of FASHION_CRAWL_BATCH_BRANDS "
+                   "brands per run.")
+@click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1,
+              show_default="the number of CPUs",
+              help="Partitions crawled at once, each in its own process (1: all in this one).")
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
+@click.option("--verbose", is_flag=True,
+              help="Print Dagster's event stream (every step's events, stack traces) instead "
+                   "of the progress per show.")
+def crawl(brands: list[str], seasons: list[str], weeks: list[str], crawl_all: bool,
+          workers: int, as_json: bool, verbose: bool) -> None:
+    """Crawl brands (Vogue), seasons (theImpression runway) and fashion weeks (street style).
+
+    One Dagster run per partition, with progress per show or article on stderr and a line
+    per partition as its run ends; --all crawls every brand of the catalog in runs of
+    FASHION_CRAWL_BATCH_BRANDS brands (partition ranges).
+    """
+    from fashion_assets.runs import RunLog, crawl_in_workers, summary_line
+
+    targets = ([("brand", b) for b in brands] + [("season", s) for s in seasons]
+               + [("week", w) for w in weeks])
+    if crawl_all:
+        from fashion_assets.runs import all_brand_targets, dagster_instance
+
+        targets += all_brand_targets(dagster_instance())
+    if not targets:
+        raise click.UsageError("name something to crawl: --brand, --season, --week or --all")
+    typed = program()
+    summaries = crawl_in_workers(
+        targets, workers, run_log=RunLog.EVENTS if verbose else RunLog.PROGRESS,
+        on_summary=lambda s: None if as_json else click.echo(summary_line(s, program=typed)))
+    if as_json:
+        echo_json({"crawls": summaries})
+    if not all(s["success"] for s in summaries):
+        sys.exit(1)

@@ -1,0 +1,108 @@
+"""``fashion-assets names``: the editor's decisions on names no brand or city matched."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+import click
+
+from fashion_assets.cli.common import catalog_engine, checked_slug, echo_json, editor, program
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from fashion_assets.catalog.names import Release
+
+T = TypeVar("T")
+
+_CRAWL_FLAG = {"runway": "--season", "street": "--week"}
+
+
+@click.group()
+def names() -> None:
+    """Brand and city names no entity matched, waiting for an editor."""
+
+
+@names.command("list")
+@click.option("--status", type=click.Choice(["pending", "approved", "merged", "dismissed",
+                                             "all"]), default="pending", show_default=True)
+@click.option("--kind", type=click.Choice(["brand", "city"]), default=None,
+              help="Only brands or only cities.")
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
+def names_list(status: str, kind: str | None, as_json: bool) -> None:
+    """List names by status, with how many articles or shows wait for each."""
+    from dataclasses import asdict
+
+    from fashion_assets.catalog.names import list_pending
+    from fashion_assets.domain.names import NameKind
+
+    found = list_pending(catalog_engine(), status=None if status == "all" else status,
+                         kind=NameKind(kind) if kind else None)
+    if as_json:
+        echo_json({"names": [asdict(n) for n in found]})
+        return
+    if not found:
+        click.echo(f"no {status if status != 'all' else ''} names".replace("  ", " "))
+        return
+    for n in found:
+        also = f", matches {', '.join(n.candidates)}" if n.candidates else ""
+        done = f" -> {n.entity_slug}" if n.entity_slug else ""
+        click.echo(f"{n.id}\t{n.kind}\t{n.name!r}\t{n.status}{done}\t{n.waiting} waiting\t"
+                   f"from {n.source} ({n.example_url}){also}")
+
+
+def _release_line(release: Release) -> str:
+    """What a decision let go on, and the crawl that drafts the released shows and weeks."""
+    crawls = " ".join(f"{_CRAWL_FLAG[kind]} {key}" for kind, key in release.partitions)
+    text = (f"{release.name.name!r} -> {release.entity_slug}: {release.articles_released} "
+            f"waiting articles released, {release.shows_updated} shows given the city")
+    return text + (f"; draft them with: {program()} crawl {crawls}" if crawls else "")
+
+
+@names.command("approve")
+@click.argument("name_id", type=int)
+@click.option("--slug", default=None, help="Slug of the new entity (default: from the name).")
+@click.option("--display-name", default=None, help="Display name (default: the name).")
+def names_approve(name_id: int, slug: str | None, display_name: str | None) -> None:
+    """Approve a pending name as a new brand or city; the articles waiting for it go on."""
+    from fashion_assets.catalog.names import approve_name
+
+    if slug is not None:
+        checked_slug(slug, "slug")
+    release = _name_action(lambda e: approve_name(e, name_id, editor=editor(), slug=slug,
+                                                  display_name=display_name))
+    click.echo("approved: " + _release_line(release))
+
+
+@names.command("merge")
+@click.argument("name_id", type=int)
+@click.argument("into")
+def names_merge(name_id: int, into: str) -> None:
+    """Merge a pending name into an existing brand or city (INTO is its slug): the name
+    becomes an alias, and the articles waiting for it go on under that entity."""
+    from fashion_assets.catalog.names import merge_name
+
+    release = _name_action(lambda e: merge_name(e, name_id, into, editor=editor()))
+    click.echo("merged: " + _release_line(release))
+
+
+@names.command("dismiss")
+@click.argument("name_id", type=int)
+def names_dismiss(name_id: int) -> None:
+    """Dismiss a pending name (it is no brand or city): its waiting articles are dropped."""
+    from fashion_assets.catalog.names import dismiss_name
+
+    dismissed = _name_action(lambda e: dismiss_name(e, name_id, editor=editor()))
+    click.echo(f"dismissed: {dismissed.name!r}")
+
+
+def _name_action(action: Callable[[Engine], T]) -> T:
+    """Run a decision on the catalog; a refused one (no such name, decided already) is the
+    user's error to read, not a traceback."""
+    from fashion_assets.catalog.names import NameActionError
+
+    try:
+        return action(catalog_engine())
+    except NameActionError as exc:
+        raise click.ClickException(str(exc)) from None

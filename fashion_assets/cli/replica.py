@@ -1,0 +1,49 @@
+"""``fashion-assets replica``: the offline replica of the source sites, served on its own."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from fashion_assets.demo import replica_env
+
+
+@click.group()
+def replica() -> None:
+    """The project's offline replica of the source sites."""
+
+
+@replica.command("serve")
+@click.option("--port", default=8801, show_default=True, help="Site origin port (0: any free).")
+@click.option("--cdn-port", default=8802, show_default=True, help="CDN origin port (0: any).")
+@click.option("--impression-port", default=8803, show_default=True,
+              help="theImpression site origin port (0: any free).")
+@click.option("--impression-cdn-port", default=8804, show_default=True,
+              help="theImpression CDN origin port (0: any free).")
+@click.option("--brands", "brand_count", default=3, show_default=True)
+@click.option("--shows", default=4, show_default=True, help="Shows per brand.")
+@click.option("--photos", default=12, show_default=True, help="Photos per show.")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--hostile/--no-hostile", default=True, show_default=True,
+              help="Include the brands that serve bad input.")
+@click.option("--warm", is_flag=True, help="Encode every photo before announcing readiness.")
+def replica_serve(port: int, cdn_port: int, impression_port: int, impression_cdn_port: int,
+                  brand_count: int, shows: int, photos: int, seed: int, hostile: bool,
+                  warm: bool) -> None:
+    """Serve the replica (Vogue and theImpression) until interrupted.
+
+    The first line printed is the four origins as JSON (for scripts); the settings that point
+    the pipeline at the replica follow on stderr.
+    """
+    from fashion_assets.replica.server import origins, serve_forever
+
+    def announce(server: Any) -> None:
+        click.echo(json.dumps(origins(server)))
+        click.echo("point the pipeline at the replica with:\n" + "\n".join(
+            f"  export {k}={v}" for k, v in replica_env(server).items()), err=True)
+
+    serve_forever(port=port, cdn_port=cdn_port, impression_port=impression_port,
+                  impression_cdn_port=impression_cdn_port, brands=brand_count, shows=shows,
+                  photos=photos, seed=seed, hostile=hostile, warm=warm, announce=announce)

@@ -1,0 +1,201 @@
+"""``fashion-assets review``: the editor's work on drafts, from the shell or the review page."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+import click
+
+from fashion_assets import settings
+from fashion_assets.cli.common import catalog_engine, echo_json, editor, queue_instance
+
+
+@click.group()
+def review() -> None:
+    """Review drafts: list, show, approve, reject, edit, delete, restore.
+
+    A draft is addressed as runway:12 or street:7 (runway and street drafts are numbered
+    apart); a bare number is a runway draft. Every action is recorded with its editor
+    (FASHION_EDITOR, else the login name).
+    """
+
+
+def _draft_refs(ctx: click.Context, param: click.Parameter, values: Any) -> Any:
+    """Parse one draft reference or several (``runway:12``, ``street:7``, ``12``), so that a
+    mistyped one is a usage error before any draft is touched."""
+    from fashion_assets.domain.review import DraftRefError, parse_draft_ref
+
+    try:
+        if isinstance(values, str):
+            return parse_draft_ref(values)
+        return [parse_draft_ref(v) for v in values]
+    except DraftRefError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _review_action(refs: list[Any], action: str, reason: str = "",
+                   changes: dict[str, Any] | None = None) -> None:
+    """Act on each draft in turn, report each; exit 1 if any was refused."""
+    from fashion_assets.catalog.review import review as review_drafts
+
+    engine, refused = catalog_engine(), 0
+    for ref in refs:
+        [result] = review_drafts(engine, ref.kind, [ref.id], action, editor=editor(),
+                                 reason=reason, changes=changes)
+        refused += not result.ok
+        click.echo(result.message if result.ok else f"refused: {result.message}",
+                   err=not result.ok)
+    if refused:
+        sys.exit(1)
+
+
+def _summary_line(d: Any) -> str:
+    """One draft on one tab-separated line, the same in the list, a detail and its siblings."""
+    key = (f"{d.brand_slug} {d.season_code}" if d.kind == "runway"
+           else f"{d.city} {d.year}-{d.month:02d}")
+    state = d.status + (" deleted" if d.is_deleted else "")
+    return f"{d.ref}\t{state}\t{key}\t{d.source}\t{d.photos} photos\t{d.title!r}"
+
+
+@review.command("list")
+@click.option("--kind", type=click.Choice(["runway", "street"]), default=None)
+@click.option("--status", type=click.Choice(["pending", "approved", "rejected", "promoted"]),
+              default=None, help="Only drafts in this status (default: any).")
+@click.option("--brand", default=None, help="Only runway drafts of this brand slug.")
+@click.option("--city", default=None, help="Only drafts of this city slug.")
+@click.option("--source", default=None, help="Only drafts from this source (vogue, ...).")
+@click.option("--deleted", is_flag=True, help="Include deleted drafts.")
+@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--offset", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
+def review_list(kind: str | None, status: str | None, brand: str | None, city: str | None,
+                source: str | None, deleted: bool, limit: int, offset: int,
+                as_json: bool) -> None:
+    """List drafts, oldest first, with their entity key, status and photo count."""
+    from dataclasses import asdict
+
+    from fashion_assets.catalog.review import list_drafts
+
+    found = list_drafts(catalog_engine(), kind=kind, status=status, brand=brand, city=city,
+                        source=source, include_deleted=deleted, limit=limit, offset=offset)
+    if as_json:
+        echo_json({"drafts": [asdict(d) for d in found]})
+    elif not found:
+        click.echo("no drafts")
+    for d in [] if as_json else found:
+        click.echo(_summary_line(d))
+
+
+@review.command("show")
+@click.argument("ref", callback=_draft_refs)
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable details.")
+def review_show(ref: Any, as_json: bool) -> None:
+    """Show a draft: its fields, photos, audit trail and sibling drafts of the same entity."""
+    from dataclasses import asdict
+
+    from fashion_assets.catalog.review import ReviewError, get_draft
+
+    try:
+        detail = get_draft(catalog_engine(), ref.kind, ref.id)
+    except ReviewError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        echo_json(asdict(detail), default=str)
+        return
+    click.echo(_summary_line(detail.summary) + f"\t{detail.summary.source_url}")
+    for name, value in detail.fields.items():
+        click.echo(f"  {name}: {value}")
+    click.echo(f"photos ({len(detail.photos)}):")
+    for p in detail.photos:
+        click.echo(f"  {p.position}\t{p.object_key}\t{p.content_type}\t{p.width}x{p.height}"
+                   f"\t{p.source_image_url}")
+    click.echo(f"audit trail ({len(detail.trail)}):")
+    for e in detail.trail:
+        why = f" ({e.reason})" if e.reason else ""
+        click.echo(f"  {e.created_at}\t{e.editor}\t{e.action}{why}\t{json.dumps(e.changes)}")
+    click.echo(f"siblings ({len(detail.siblings)}):")
+    for s in detail.siblings:
+        click.echo("  " + _summary_line(s))
+
+
+_REASON = click.option("--reason", default="", help="Why; recorded in the audit trail.")
+
+
+def _plain_action(action: str, help_text: str) -> None:
+    """A review command that applies ``action`` to the drafts named, with an optional
+    reason: approve, delete and restore differ in nothing else."""
+    @review.command(action, help=help_text)
+    @click.argument("refs", nargs=-1, required=True, callback=_draft_refs)
+    @_REASON
+    def command(refs: list[Any], reason: str) -> None:
+        _review_action(refs, action, reason)
+
+
+_plain_action("approve", "Approve drafts (pending or rejected); promotion then takes them "
+                         "into the catalog.")
+@review.command("reject")
+@click.argument("refs", nargs=-1, required=True, callback=_draft_refs)
+@click.option("--reason", required=True, help="Why the drafts are rejected (required).")
+def review_reject(refs: list[Any], reason: str) -> None:
+    """Reject drafts (pending or approved), saying why."""
+    _review_action(refs, "reject", reason)
+
+
+@review.command("edit")
+@click.argument("ref", callback=_draft_refs)
+@click.option("--brand", "brand_slug", default=None, help="Brand slug (runway).")
+@click.option("--season-code", default=None,
+              help="Season code (runway); also sets season, year and type unless given.")
+@click.option("--title", default=None)
+@click.option("--season", default=None, help="Season word (runway), e.g. fall.")
+@click.option("--year", type=int, default=None)
+@click.option("--collection-type", default=None, help="Collection type (runway).")
+@click.option("--city", default=None, help="City slug (street).")
+@click.option("--month", type=int, default=None, help="Month 1-12 (street).")
+@_REASON
+def review_edit(ref: Any, reason: str, **fields: Any) -> None:
+    """Edit a draft's fields (a draft not promoted and not deleted)."""
+    changes = {name: value for name, value in fields.items() if value is not None}
+    if not changes:
+        raise click.UsageError("name a field to edit, e.g. --title or --season-code")
+    _review_action([ref], "edit", reason, changes)
+
+
+_plain_action("delete", "Delete drafts (softly: restore brings them back); promoted drafts "
+                        "stay.")
+_plain_action("restore", "Restore deleted drafts, in the status they had.")
+
+
+@review.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8810, show_default=True, help="Port to listen on.")
+def review_serve(host: str, port: int) -> None:
+    """Serve the review page: queue, drafts with their photos, and the review forms.
+
+    Editors sign in with FASHION_REVIEW_SECRET; without it anyone who reaches the page is an
+    editor, so it may then only listen on loopback. Actions are recorded as FASHION_EDITOR,
+    else "web".
+    """
+    import uvicorn
+
+    from fashion_assets.review_app import create_app, is_loopback
+    from fashion_assets.storage import open_store
+
+    secret = settings.setting(os.environ, "FASHION_REVIEW_SECRET") or None
+    if secret is None and not is_loopback(host):
+        raise click.UsageError(
+            f"refusing to serve on {host}: no FASHION_REVIEW_SECRET is set, so anyone who "
+            "reaches the page could review drafts; set it or use --host 127.0.0.1")
+    store = open_store(settings.store_url(), home=settings.home_dir())
+    with queue_instance() as (instance, note):  # the /crawler page's run queue
+        app = create_app(catalog_engine(), store, secret=secret,
+                         editor_name=os.environ.get("FASHION_EDITOR") or "web",
+                         instance=instance)
+        click.echo(f"review page on http://{host}:{port}/"
+                   + ("" if secret else " (no FASHION_REVIEW_SECRET: open to this machine)"))
+        if note:
+            click.echo(note, err=True)
+        uvicorn.run(app, host=host, port=port, log_level="info")

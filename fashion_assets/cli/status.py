@@ -1,0 +1,92 @@
+"""``fashion-assets status``: the crawler, the automation and the catalog at a glance."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from fashion_assets import settings
+from fashion_assets.cli.common import catalog_engine, echo_json, program, queue_instance
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable status.")
+def status(as_json: bool) -> None:
+    """The crawler's status line and progress, then brands, shows, drafts by status, photos
+    stored, objects and bytes in the store."""
+    from fashion_assets.status import catalog_status, crawler_status
+
+    engine = catalog_engine()
+    with queue_instance() as (instance, note):
+        crawler = crawler_status(engine, instance)
+    if note:
+        crawler["queue_note"] = note
+    report = catalog_status(engine, settings.store_url(), settings.home_dir())
+    automation = _automation(engine)
+    if as_json:
+        echo_json({**report, "crawler": crawler, **automation})
+        return
+    click.echo(crawler["line"] + (f" ({crawler['queue_note']})" if crawler["queue_note"]
+                                  else ""))
+    _echo_crawls(crawler)
+    _echo_automation(automation)
+    click.echo(f"catalog: {report['database']}")
+    click.echo(f"store:   {report['store']['url']} - {report['store']['objects']} objects, "
+               f"{report['store']['bytes']:,} bytes")
+    click.echo(f"brands {report['brands']}, shows {report['shows']}, drafts "
+               + ", ".join(f"{k} {v}" for k, v in report["drafts"].items())
+               + f", photos in drafts {report['draft_images']}")
+    click.echo(f"street style: articles {report['street_articles']}, drafts "
+               + ", ".join(f"{k} {v}" for k, v in report["street_drafts"].items()))
+    shown = report["catalog"]
+    click.echo(f"catalog: {shown['shows']} shows ({shown['show_photos']} photos), "
+               f"{shown['street_albums']} street albums ({shown['street_photos']} photos)")
+    pending = report["pending_names"]
+    click.echo(f"names waiting for an editor: {pending['brand']} brands, {pending['city']} "
+               f"cities; {report['waiting_for_name']} articles wait for them"
+               + (f" ({program()} names list)" if sum(pending.values()) else ""))
+    if report["per_brand"]:
+        import pandas as pd
+
+        click.echo("\n" + pd.DataFrame(report["per_brand"]).to_string(index=False))
+
+
+def _automation(engine: Engine) -> dict[str, Any]:
+    """Backpressure and coverage under the rules the crawler resource runs with."""
+    from fashion_assets.resources import resources_from_env
+    from fashion_assets.status import automation_status
+
+    crawler = resources_from_env()["crawler"]
+    return automation_status(engine, crawler.coverage_rules(), crawler.backpressure_rules())
+
+
+def _echo_automation(automation: Mapping[str, Any], limit: int = 5) -> None:
+    """Backpressure's reason, then coverage: incomplete, backing off, given up and why."""
+    gate, coverage = automation["backpressure"], automation["coverage"]
+    since = f" (since {gate['changed_at']})" if gate["paused"] and gate["changed_at"] else ""
+    click.echo(f"backpressure: {gate['reason']}{since}")
+    click.echo(f"coverage: {coverage['incomplete']} incomplete shows ({coverage['backing_off']}"
+               f" backing off), {coverage['given_up']} given up"
+               + (f" ({program()} coverage list)" if coverage["given_up"] else ""))
+    for show in coverage["given_up_shows"][:limit]:
+        click.echo(f"  gave up {show['source_url']}: {show['reason']}")
+
+
+def _echo_crawls(crawler: Mapping[str, Any]) -> None:
+    """Per running crawl (brand, season or week): its step and how far it got (``manifests
+    12/30 shows``), photos, the last thing done, heartbeat age."""
+    for c in crawler["running"]:
+        click.echo(f"  running {c['partition_key']} ({c['kind']}): {c['step']} "
+                   f"{c['shows_done']}/{c['shows_total']} {c['unit']}, photos "
+                   f"{c['photos_done']}/{c['photos_total']}, last "
+                   f"{c['current_show'] or '-'}, heartbeat {c['heartbeat_age']}"
+                   " ago" + (" STALE (heartbeat older than the stuck threshold)"
+                             if c["stale"] else "") + f" [run {c['run_id']}]")
+    for q in crawler["queued"]:
+        click.echo(f"  queued {q['partition_key'] or '-'} ({q['job_name']}): waiting "
+                   f"{q['waiting']} [run {q['run_id']}]")
