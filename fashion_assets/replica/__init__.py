@@ -6,6 +6,7 @@ which speaks each real site's page format (shared/sources.md for Vogue, docs/the
 for theImpression) with its variations and faults.
 """
 
+from fashion_assets.replica.build import ReplicaSite, build_site
 from fashion_assets.replica.images import photo_body, photo_bytes, warm_photos
 from fashion_assets.replica.impression import (
     ImpressionArticle,
@@ -28,8 +29,6 @@ from fashion_assets.replica.site import (
     ReplicaGallery,
     ReplicaPhoto,
     ReplicaShow,
-    ReplicaSite,
-    build_site,
 )
 
 __all__ = [

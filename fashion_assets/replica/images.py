@@ -16,7 +16,8 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from fashion_assets.replica.site import ReplicaPhoto, ReplicaSite
+from fashion_assets.replica.build import ReplicaSite
+from fashion_assets.replica.site import ReplicaPhoto
 
 IMAGE_SIZE = (96, 128)
 HUGE_BODY_SIZE = 200 * 1024 * 1024

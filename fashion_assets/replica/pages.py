@@ -30,6 +30,7 @@ from html import escape
 from itertools import groupby
 from typing import Any
 
+from fashion_assets.replica.build import ReplicaSite
 from fashion_assets.replica.site import (
     HOSTILE_BRAND,
     ROBOTS_BLOCKED_BRAND,
@@ -37,7 +38,6 @@ from fashion_assets.replica.site import (
     ReplicaBrand,
     ReplicaPhoto,
     ReplicaShow,
-    ReplicaSite,
 )
 
 _TEASERS = 4

@@ -30,6 +30,7 @@ from urllib.parse import unquote
 from aiohttp import web
 
 from fashion_assets.replica import impression
+from fashion_assets.replica.build import ReplicaSite, build_site
 from fashion_assets.replica.images import HUGE_BODY_HEAD, HUGE_BODY_SIZE, photo_body, warm_photos
 from fashion_assets.replica.pages import (
     original_url,
@@ -41,7 +42,7 @@ from fashion_assets.replica.pages import (
     render_season,
     render_show,
 )
-from fashion_assets.replica.site import ReplicaPhoto, ReplicaSite, build_site
+from fashion_assets.replica.site import ReplicaPhoto
 
 _T = TypeVar("_T")
 _HTML = "text/html; charset=utf-8"

@@ -6,17 +6,16 @@ same arguments are equal, and a photo's identity, format and faults never change
 runs. Each brand draws from its own random stream (seeded by the site seed and its slug), so
 a larger site is a superset of a smaller one and counts stay comparable across benchmark
 sizes. theImpression (``impression.py``) is built from the Vogue brands, because its runway
-galleries are second sources of the same shows.
+galleries are second sources of the same shows; ``build.py`` puts the two together, so this
+module knows nothing of theImpression and the imports go one way.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import TYPE_CHECKING
 
 from fashion_assets.domain.titles import parse_show_title, season_slug_for
 from fashion_assets.replica.hostile import (
@@ -24,9 +23,6 @@ from fashion_assets.replica.hostile import (
     TOO_LONG_FILE_NAME_CHARS,
     cases_at,
 )
-
-if TYPE_CHECKING:  # impression.py builds on this module, so it is imported where it is used
-    from fashion_assets.replica.impression import ImpressionSite
 
 # Every permanent per-photo fault, as ``ReplicaPhoto.fault`` spells it: the photo cases of
 # the hostile table, which also says what each one serves and what a crawl must record.
@@ -242,61 +238,6 @@ class ReplicaBrand:
         return f"/fashion-shows/designer/{self.slug}"
 
 
-def _no_impression() -> ImpressionSite:
-    from fashion_assets.replica.impression import ImpressionSite
-
-    return ImpressionSite(weeks=(), seasons=())
-
-
-@dataclass(frozen=True)
-class ReplicaSite:
-    """The whole replica, Vogue's brands and theImpression; lookups are indexed once because
-    the server answers every request from them."""
-
-    brands: tuple[ReplicaBrand, ...]
-    seed: int
-    impression: ImpressionSite = field(default_factory=_no_impression)
-    _by_slug: dict[str, ReplicaBrand] = field(init=False, repr=False, compare=False)
-    _by_path: dict[str, ReplicaShow] = field(init=False, repr=False, compare=False)
-    _by_photo: dict[str, ReplicaPhoto] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        shows = [show for brand in self.brands for show in brand.shows]
-        photos = {
-            photo.photo_id: photo
-            for show in shows
-            for photo in (show.cover, *show.photos, *_side_photos(show))
-        }
-        photos.update((photo.photo_id, photo) for photo in self.impression.iter_photos())
-        object.__setattr__(self, "_by_slug", {brand.slug: brand for brand in self.brands})
-        object.__setattr__(self, "_by_path", {show.path: show for show in shows})
-        object.__setattr__(self, "_by_photo", photos)
-
-    def brand(self, slug: str) -> ReplicaBrand | None:
-        return self._by_slug.get(slug)
-
-    def show(self, path: str) -> ReplicaShow | None:
-        return self._by_path.get(path)
-
-    def photo(self, photo_id: str) -> ReplicaPhoto | None:
-        """A photo of either site (their ids never collide: theImpression's are longer)."""
-        return self._by_photo.get(photo_id)
-
-    def iter_shows(self) -> Iterator[ReplicaShow]:
-        for brand in self.brands:
-            yield from brand.shows
-
-    def iter_photos(self) -> Iterator[ReplicaPhoto]:
-        """Every photo of both sites, each once: Vogue's (looks, covers, side galleries), then
-        theImpression's."""
-        return iter(self._by_photo.values())
-
-
-def _side_photos(show: ReplicaShow) -> Iterator[ReplicaPhoto]:
-    for gallery in show.side_galleries:
-        yield from gallery.photos
-
-
 @dataclass
 class _BrandContext:
     """What every photo of one brand is derived from."""
@@ -307,25 +248,10 @@ class _BrandContext:
     rng: random.Random
 
 
-def build_site(
-    *,
-    brands: int = 3,
-    shows_per_brand: int = 4,
-    photos_per_show: int = 12,
-    seed: int = 0,
-    hostile: bool = True,
-    articles_per_week: int = 3,
-    photos_per_article: int | None = None,
-) -> ReplicaSite:
-    """Build the replica; ``hostile`` adds the two brands that exercise bad input, and
-    theImpression's album of faulty photos.
-
-    theImpression gets ``articles_per_week`` albums per fashion week and a runway gallery for
-    the first two shows of each good brand, each of ``photos_per_article`` photos (default:
-    ``photos_per_show``).
-    """
-    from fashion_assets.replica.impression import build_impression
-
+def build_brands(*, brands: int, shows_per_brand: int, photos_per_show: int, seed: int,
+                 hostile: bool) -> tuple[ReplicaBrand, ...]:
+    """Vogue's side of the replica (``build.py: build_site`` builds the whole): ``brands``
+    houses, and with ``hostile`` the two brands that exercise bad input."""
     if brands < 0 or not 1 <= shows_per_brand <= _MAX_SHOWS_PER_BRAND or photos_per_show < 1:
         raise ValueError(
             f"need brands >= 0, 1 <= shows_per_brand <= {_MAX_SHOWS_PER_BRAND}, "
@@ -341,14 +267,7 @@ def build_site(
         )
         robots = _context(seed, "Robots Blocked", ROBOTS_BLOCKED_BRAND)
         built.append(_normal_brand(robots, min(2, shows_per_brand), photos_per_show))
-    impression = build_impression(
-        built,
-        seed=seed,
-        articles_per_week=articles_per_week,
-        photos_per_article=photos_per_show if photos_per_article is None else photos_per_article,
-        hostile=hostile,
-    )
-    return ReplicaSite(brands=tuple(built), seed=seed, impression=impression)
+    return tuple(built)
 
 
 def _brand_identity(index: int) -> tuple[str, str]:

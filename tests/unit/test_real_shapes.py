@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from fashion_assets.replica import build_site
+from fashion_assets.replica.build import ReplicaSite
 from fashion_assets.replica.pages import (
     render_designer,
     render_directory,
@@ -22,7 +23,7 @@ from fashion_assets.replica.pages import (
     render_season,
     render_show,
 )
-from fashion_assets.replica.site import HOSTILE_BRAND, ReplicaShow, ReplicaSite, old_file_names
+from fashion_assets.replica.site import HOSTILE_BRAND, ReplicaShow, old_file_names
 from fashion_assets.sources import vogue
 from tests.real_pages import real_page
 
