@@ -16,26 +16,24 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import fcntl
 import functools
 import ipaddress
-import os
 import random
 import ssl
-import tempfile
 import time
 import urllib.robotparser
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Literal
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 import httpx
 from httpx_aiohttp import AiohttpTransport
 
+from fashion_assets.crawl.limits import ImageSlots, Limiter
+from fashion_assets.crawl.windows import RetryAfterWindows, machine_windows_dir
 from fashion_assets.domain.hosts import (
     HostDecision,
     HostPolicy,
@@ -105,69 +103,6 @@ class FetchCounters:
     by_error: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 
-@dataclass(frozen=True)
-class ImageSlots:
-    """A host's photo downloads: how many may be in flight now, are, and wait for a slot."""
-
-    limit: int
-    in_flight: int
-    waiting: int
-
-
-class _Limiter:
-    """At most ``limit`` holders at once, with a limit that may change while slots are held.
-
-    asyncio.Semaphore cannot shrink (its counter is the number of free slots), so this counts
-    holders and compares them with the limit: a lower limit takes effect as holders leave
-    (nobody is interrupted), a higher one lets waiters in at once. Waiters are served in
-    arrival order and a freed slot is handed to the first of them directly, so a woken waiter
-    never competes again (no thundering herd, no starvation). Invariant: someone waits only
-    while ``active >= limit``.
-    """
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.active = 0
-        self._waiters: deque[asyncio.Future[None]] = deque()
-
-    @property
-    def waiting(self) -> int:
-        return len(self._waiters)
-
-    async def __aenter__(self) -> None:
-        if self.active < self.limit and not self._waiters:
-            self.active += 1
-            return
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        try:
-            await waiter
-        except asyncio.CancelledError:
-            if not waiter.cancelled():  # granted a slot just as it was cancelled: hand it on
-                self._release()
-            elif waiter in self._waiters:
-                self._waiters.remove(waiter)
-            raise
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        self._release()
-
-    def resize(self, limit: int) -> None:
-        self.limit = limit
-        self._hand_over()
-
-    def _release(self) -> None:
-        self.active -= 1
-        self._hand_over()
-
-    def _hand_over(self) -> None:
-        while self._waiters and self.active < self.limit:
-            waiter = self._waiters.popleft()
-            if not waiter.done():  # a cancelled one leaves on its own
-                waiter.set_result(None)
-                self.active += 1
-
-
 @functools.cache
 def _ssl_context() -> ssl.SSLContext:
     """One TLS context per process: building one loads the CA bundle (tens of ms)."""
@@ -182,67 +117,6 @@ class _Retry(Exception):
         self.reason = reason
         self.detail = detail
         self.wait_s = wait_s
-
-
-class RetryAfterWindows:
-    """Until when each host asked not to be called again, shared by every client on the machine.
-
-    A 429 with Retry-After throttles our address, not one client: the worker processes of a
-    crawl, runs side by side and the client of the next step must all wait it out. So the end
-    of a host's window (Unix time) is also kept in a file named after the host, read before
-    every request (no file, the usual case, costs one failed open) and raised under a lock
-    when a longer window is given. Without a usable folder, windows stay with this client.
-    """
-
-    def __init__(self, directory: Path | None, horizon_s: float) -> None:
-        self._directory = directory
-        self._horizon_s = horizon_s
-        self._local: dict[str, float] = {}
-
-    def end(self, host: str) -> float:
-        """When ``host``'s window ends (Unix time); 0.0 when it gave none."""
-        return max(self._local.get(host, 0.0), self._shared_end(host))
-
-    def extend(self, host: str, until: float) -> None:
-        """Make ``host``'s window last at least until ``until``, for every client."""
-        self._local[host] = max(self._local.get(host, 0.0), until)
-        if self._directory is None:
-            return
-        path = self._directory / quote(host, safe="")
-        try:
-            with open(path.with_name(path.name + ".lock"), "a") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)  # read, compare and write as one step
-                if until > self._shared_end(host):
-                    temp = path.with_name(f"{path.name}.{os.getpid()}")
-                    temp.write_text(repr(until))
-                    os.replace(temp, path)  # a reader sees the old end or the new one
-        except OSError:
-            return  # this client still honours the window
-
-    def _shared_end(self, host: str) -> float:
-        if self._directory is None:
-            return 0.0
-        try:
-            end = float((self._directory / quote(host, safe="")).read_text())
-        except (OSError, ValueError):
-            return 0.0
-        # Further ahead than any window a client accepts: the clock moved, not the host.
-        return end if end <= time.time() + self._horizon_s else 0.0
-
-
-def machine_windows_dir() -> Path | None:
-    """The folder of the shared Retry-After windows: this user's, in the temp folder.
-
-    None when it cannot be created or belongs to someone else (then nobody else's files
-    can make the crawl wait).
-    """
-    directory = Path(tempfile.gettempdir()) / f"fashion-assets-{os.getuid()}" / "retry-after"
-    try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        owner = directory.parent.stat().st_uid
-    except OSError:
-        return None
-    return directory if owner == os.getuid() else None
 
 
 class Fetcher:
@@ -265,7 +139,7 @@ class Fetcher:
         self._clock = clock
         self._pace_rules = policy.pace_rules()
         self._paces: dict[str, HostPace] = {}
-        self._image_slots: dict[str, _Limiter] = {}
+        self._image_slots: dict[str, Limiter] = {}
         self._host_slots: dict[str, asyncio.Semaphore] = {}
         self._windows = windows or RetryAfterWindows(machine_windows_dir(),
                                                      policy.max_retry_after_s)
@@ -441,7 +315,7 @@ class Fetcher:
             return await self._send(url, host, max_bytes, kind)
         limiter = self._image_slots.get(host)
         if limiter is None:
-            limiter = self._image_slots[host] = _Limiter(self.pace(host).image_limit)
+            limiter = self._image_slots[host] = Limiter(self.pace(host).image_limit)
         async with limiter:
             return await self._send(url, host, max_bytes, kind)
 

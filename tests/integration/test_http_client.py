@@ -11,13 +11,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from fashion_assets.crawl.http import (
-    ROBOTS_UNREADABLE_RETRY_S,
-    Fetched,
-    Fetcher,
-    HttpPolicy,
-    RetryAfterWindows,
-)
+from fashion_assets.crawl.http import ROBOTS_UNREADABLE_RETRY_S, Fetched, Fetcher, HttpPolicy
+from fashion_assets.crawl.windows import RetryAfterWindows
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.replica import HOSTILE_BRAND, FaultPlan, ReplicaServer
 from fashion_assets.replica.pages import image_url

@@ -18,7 +18,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from fashion_assets.crawl.http import Fetched, Fetcher, FetchKind, HttpPolicy, RetryAfterWindows
+from fashion_assets.crawl.http import Fetched, Fetcher, FetchKind, HttpPolicy
+from fashion_assets.crawl.windows import RetryAfterWindows
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.politeness import PaceRules, page_wait
 from fashion_assets.replica import FaultPlan, ReplicaServer
