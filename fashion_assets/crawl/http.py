@@ -21,18 +21,19 @@ import ipaddress
 import random
 import ssl
 import time
-import urllib.robotparser
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Literal
 from urllib.parse import urljoin, urlsplit
+from urllib.robotparser import RobotFileParser
 
 import aiohttp
 import httpx
 from httpx_aiohttp import AiohttpTransport
 
 from fashion_assets.crawl.limits import ImageSlots, Limiter
+from fashion_assets.crawl.robots import RobotsRules, rules_from
 from fashion_assets.crawl.windows import RetryAfterWindows, machine_windows_dir
 from fashion_assets.domain.hosts import (
     HostDecision,
@@ -44,8 +45,6 @@ from fashion_assets.domain.politeness import HostPace, PaceRules, after_answer, 
 from fashion_assets.domain.politeness import start as start_pace
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
-# How long a host whose robots.txt could not be read is kept out before it is read again.
-ROBOTS_UNREADABLE_RETRY_S = 60.0
 
 # What a request fetches: a photo ("image"), or anything else ("page"), paced differently.
 FetchKind = Literal["page", "image"]
@@ -143,10 +142,7 @@ class Fetcher:
         self._host_slots: dict[str, asyncio.Semaphore] = {}
         self._windows = windows or RetryAfterWindows(machine_windows_dir(),
                                                      policy.max_retry_after_s)
-        # An origin's robots.txt rules, or the clock time until which it is kept out because
-        # its robots.txt could not be read.
-        self._robots: dict[str, urllib.robotparser.RobotFileParser | float] = {}
-        self._robots_locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._robots = RobotsRules(policy.user_agent, self._read_robots, clock)
         self._resolved: dict[str, list[str]] = {}
         self._address_decisions: dict[str, HostDecision] = {}
         self._transport: AiohttpTransport | None = None
@@ -227,7 +223,7 @@ class Fetcher:
             reason = f"redirect_{decision.reason}" if is_redirect else str(decision.reason)
             return reason, decision.detail or reason
         if self.policy.obey_robots:
-            return await self._robots_refusal(url)
+            return await self._robots.refusal(url)
         return None
 
     async def _check_addresses(self, url: str) -> HostDecision:
@@ -258,51 +254,24 @@ class Fetcher:
             self._resolved[host] = sorted({str(info[4][0]) for info in infos})
         return self._resolved[host]
 
-    async def _robots_refusal(self, url: str) -> tuple[str, str] | None:
-        """Why robots.txt keeps ``url`` out, or None.
-
-        A site whose robots.txt cannot be read (timeouts, 5xx, dropped connections after every
-        retry) is kept out, as RFC 9309 asks, but only for ``ROBOTS_UNREADABLE_RETRY_S``: the
-        refusal is ``robots_unavailable`` (an outage, retried later), not the site's answer
-        ``robots_disallowed``, and robots.txt is read again once the pause is over, so one bad
-        minute does not shut a host out of a whole crawl.
-        """
-        parts = urlsplit(url)
-        origin = f"{parts.scheme}://{parts.netloc}"
-        async with self._robots_locks[origin]:
-            known = self._robots.get(origin)
-            if known is None or (isinstance(known, float) and self._clock() >= known):
-                self._robots[origin] = known = await self._load_robots(origin)
-        if isinstance(known, float):
-            return ("robots_unavailable",
-                    f"robots.txt of {parts.netloc} could not be read; the host is kept out "
-                    f"and robots.txt read again after {ROBOTS_UNREADABLE_RETRY_S:.0f} s")
-        if known.can_fetch(self.policy.user_agent, url):
-            return None
-        return "robots_disallowed", f"robots.txt of {parts.netloc} disallows {url}"
-
-    async def _load_robots(self, origin: str) -> urllib.robotparser.RobotFileParser | float:
-        """Rules of ``origin``: 4xx or a redirect means no rules; a server that cannot answer
-        gives the time until which the host is kept out before robots.txt is read again."""
+    async def _read_robots(self, origin: str) -> RobotFileParser | None:
+        """``origin``'s robots.txt with this client's retries: its rules, no rules for a 4xx
+        or a redirect, None when the server could not answer (``crawl/robots.py``)."""
         for attempt in range(1, self.policy.retries + 2):
             try:
                 response = await self._attempt(origin + "/robots.txt", 512 * 1024)
             except _Retry as retry:
                 if attempt > self.policy.retries:
-                    break
+                    return None
                 await asyncio.sleep(self._backoff(attempt, retry.wait_s))
                 continue
-            parser = urllib.robotparser.RobotFileParser()
-            if isinstance(response, str):  # a redirected robots.txt: treat as absent
-                parser.parse([])
-            elif response.error is not None:
-                if not (response.status and 400 <= response.status < 500):
-                    break
-                parser.parse([])
-            else:
-                parser.parse(response.body.decode("utf-8", "replace").splitlines())
-            return parser
-        return self._clock() + ROBOTS_UNREADABLE_RETRY_S
+            if isinstance(response, str):
+                return rules_from(None)
+            if response.error is not None:
+                refused = bool(response.status) and 400 <= (response.status or 0) < 500
+                return rules_from(None) if refused else None
+            return rules_from(response.body)
+        return None
 
     async def _attempt(self, url: str, max_bytes: int, kind: FetchKind = "page") -> Fetched | str:
         """One request. Returns the result, or the next URL for a redirect; raises _Retry.

@@ -11,7 +11,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from fashion_assets.crawl.http import ROBOTS_UNREADABLE_RETRY_S, Fetched, Fetcher, HttpPolicy
+from fashion_assets.crawl.http import Fetched, Fetcher, HttpPolicy
+from fashion_assets.crawl.robots import ROBOTS_UNREADABLE_RETRY_S
 from fashion_assets.crawl.windows import RetryAfterWindows
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.replica import HOSTILE_BRAND, FaultPlan, ReplicaServer

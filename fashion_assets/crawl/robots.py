@@ -1,0 +1,57 @@
+"""robots.txt, as the HTTP client obeys it: each origin's rules read once per client.
+
+A site whose robots.txt cannot be read (timeouts, 5xx, dropped connections after every
+retry) is kept out, as RFC 9309 asks, but only for ``ROBOTS_UNREADABLE_RETRY_S``: the refusal
+is ``robots_unavailable`` (an outage, retried later), not the site's answer
+``robots_disallowed``, and robots.txt is read again once the pause is over, so one bad minute
+does not shut a host out of a whole crawl. A 4xx or a redirected robots.txt means no rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit
+from urllib.robotparser import RobotFileParser
+
+# How long a host whose robots.txt could not be read is kept out before it is read again.
+ROBOTS_UNREADABLE_RETRY_S = 60.0
+
+
+def rules_from(body: bytes | None) -> RobotFileParser:
+    """The rules a robots.txt body gives; None (a 4xx, a redirect): no rules at all."""
+    parser = RobotFileParser()
+    parser.parse([] if body is None else body.decode("utf-8", "replace").splitlines())
+    return parser
+
+
+class RobotsRules:
+    """Each origin's rules, read through ``read`` (the client's own fetch with its retries:
+    the rules, or None when robots.txt could not be read) once, one reader per origin."""
+
+    def __init__(self, user_agent: str, read: Callable[[str], Awaitable[RobotFileParser | None]],
+                 clock: Callable[[], float]) -> None:
+        self._user_agent, self._read, self._clock = user_agent, read, clock
+        # An origin's rules, or the clock time until which it is kept out because its
+        # robots.txt could not be read.
+        self._known: dict[str, RobotFileParser | float] = {}
+        self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    async def refusal(self, url: str) -> tuple[str, str] | None:
+        """Why robots.txt keeps ``url`` out (reason, detail), or None."""
+        parts = urlsplit(url)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        async with self._locks[origin]:
+            known = self._known.get(origin)
+            if known is None or (isinstance(known, float) and self._clock() >= known):
+                rules = await self._read(origin)
+                known = self._clock() + ROBOTS_UNREADABLE_RETRY_S if rules is None else rules
+                self._known[origin] = known
+        if isinstance(known, float):
+            return ("robots_unavailable",
+                    f"robots.txt of {parts.netloc} could not be read; the host is kept out "
+                    f"and robots.txt read again after {ROBOTS_UNREADABLE_RETRY_S:.0f} s")
+        if known.can_fetch(self._user_agent, url):
+            return None
+        return "robots_disallowed", f"robots.txt of {parts.netloc} disallows {url}"
