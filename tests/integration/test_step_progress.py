@@ -5,6 +5,7 @@ the review app's /crawler.json (a real server) and ``fashion-assets status`` eac
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from fashion_assets.cli import main
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.resources import catalog_engine
 from fashion_assets.review_app import create_app
-from fashion_assets.storage import open_store
+from fashion_assets.storage import ObjectStore, open_store
 from tests.conftest import pipeline_env
 from tests.integration.test_review_app import SECRET, serve, sign_in
 from tests.integration.test_review_browser import (  # noqa: F401 - the driver fixture
@@ -42,27 +43,43 @@ def held_replica() -> Iterator[ReplicaServer]:
         server.stop()
 
 
+@dataclass(frozen=True)
+class HeldCrawl:
+    """What a crawl held at the gate needs: its settings, catalog, store and instance home."""
+
+    env: dict[str, str]
+    engine: Engine
+    store: ObjectStore
+    dagster_home: Path
+
+
+@pytest.fixture
+def held_crawl(tmp_path: Path, held_replica: ReplicaServer) -> HeldCrawl:
+    database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
+    dagster_home = tmp_path / "dagster"
+    dagster_home.mkdir()
+    (dagster_home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    # Held requests wait for the test, not for a fault: no timeout while they do.
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", held_replica,
+                       DAGSTER_HOME=str(dagster_home), FASHION_HTTP_TIMEOUT=str(DEADLINE_S),
+                       **ONE_AT_A_TIME)
+    return HeldCrawl(env, catalog_engine(database_url),
+                     open_store(f"file://{tmp_path / 'objects'}", home=tmp_path), dagster_home)
+
+
 def running(engine: Engine) -> list[tuple[str, str, int, int, str]]:
     return [(r.step, r.kind, r.shows_done, r.shows_total, r.unit)
             for r in progress.running(engine)]
 
 
 def test_a_crawl_is_seen_running_in_each_of_its_steps(
-        tmp_path: Path, held_replica: ReplicaServer, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, held_replica: ReplicaServer, held_crawl: HeldCrawl,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     server = held_replica
     brand = server.site.brands[0]
-    database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
-    dagster_home = tmp_path / "dagster"
-    dagster_home.mkdir()
-    (dagster_home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
-    # Held requests wait for the test, not for a fault: no timeout while they do.
-    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server,
-                       DAGSTER_HOME=str(dagster_home), FASHION_HTTP_TIMEOUT=str(DEADLINE_S),
-                       **ONE_AT_A_TIME)
+    env, engine, store = held_crawl.env, held_crawl.engine, held_crawl.store
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    engine = catalog_engine(database_url)
-    store = open_store(f"file://{tmp_path / 'objects'}", home=tmp_path)
 
     server.hold_requests(after=0, kinds=("page",))  # the designer page
     crawl = CrawlProcess(env, [brand.slug], 1, tmp_path / "logs")
@@ -114,7 +131,8 @@ def test_a_crawl_is_seen_running_in_each_of_its_steps(
 
 @pytest.mark.slow
 def test_the_crawler_page_follows_a_real_crawl_in_a_browser(
-        tmp_path: Path, held_replica: ReplicaServer, driver: object) -> None:  # noqa: F811
+        tmp_path: Path, held_replica: ReplicaServer, held_crawl: HeldCrawl,
+        driver: object) -> None:  # noqa: F811
     """Chromium on /crawler while a real crawl is held in its drafts step, its first show
     drafted and the second one's first photo held: the running row with its step, progress
     and heartbeat age, a queued run, and the first show's outcome; then nothing running."""
@@ -125,15 +143,8 @@ def test_the_crawler_page_follows_a_real_crawl_in_a_browser(
     server = held_replica
     brand = server.site.brands[0]
     first, second = brand.shows[:2]
-    database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
-    dagster_home = tmp_path / "dagster"
-    dagster_home.mkdir()
-    (dagster_home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
-    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server,
-                       DAGSTER_HOME=str(dagster_home), FASHION_HTTP_TIMEOUT=str(DEADLINE_S),
-                       **ONE_AT_A_TIME)
-    engine = catalog_engine(database_url)
-    store = open_store(f"file://{tmp_path / 'objects'}", home=tmp_path)
+    env, engine, store = held_crawl.env, held_crawl.engine, held_crawl.store
+    dagster_home = held_crawl.dagster_home
     # The drafts step's image client reads the CDN's robots.txt through the gate, then the
     # first show's photos, one at a time: the second show's first photo is held.
     server.hold_requests(after=1 + len(first.photos), kinds=("image",))
