@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, bindparam, text
 
 from fashion_assets.catalog.db import utc_naive
 from fashion_assets.catalog.entities import RUNWAY, same_entity, same_source
@@ -301,18 +301,23 @@ def store_manifest(engine: Engine, show_id: int, expected_images: int, page_titl
 
 def manifest_failures(engine: Engine, shows: Sequence[ShowRow]) -> dict[int, str]:
     """Why the manifest of each of ``shows`` could not be stored, by show id: the reason of
-    its latest manifest entry in the ingest log, when that entry failed (one probe of
-    ``ix_ingest_log_article`` per show; called for the few shows without a manifest)."""
-    reasons: dict[int, str] = {}
+    its latest manifest entry in the ingest log, when that entry failed. One statement per
+    500 shows (called for the few shows without a manifest)."""
+    by_key = {(show.source, show.source_url): show.id for show in shows}
+    latest: dict[int, tuple[str, str]] = {}
+    urls = sorted({url for _, url in by_key})
     with engine.connect() as conn:
-        for show in shows:
-            latest = conn.execute(
-                text("SELECT outcome, reason FROM ingest_log WHERE source = :s"
-                     " AND source_url = :u AND stage = 'manifest' ORDER BY id DESC LIMIT 1"),
-                {"s": show.source, "u": show.source_url}).first()
-            if latest is not None and latest[0] == "failed":
-                reasons[show.id] = str(latest[1])
-    return reasons
+        for start in range(0, len(urls), 500):
+            rows = conn.execute(
+                text("SELECT source, source_url, outcome, reason FROM ingest_log"
+                     " WHERE stage = 'manifest' AND source_url IN :urls ORDER BY id"
+                     ).bindparams(bindparam("urls", expanding=True)),
+                {"urls": urls[start:start + 500]})
+            for source, url, outcome, reason in rows:  # in log order: the last one wins
+                if (source, url) in by_key:
+                    latest[by_key[(source, url)]] = (str(outcome), str(reason))
+    return {show_id: reason for show_id, (outcome, reason) in latest.items()
+            if outcome == "failed"}
 
 
 def manifest_images(engine: Engine, show_ids: Iterable[int]) -> dict[int, list[ManifestImage]]:
