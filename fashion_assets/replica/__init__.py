@@ -7,6 +7,7 @@ for theImpression) with its variations and faults.
 """
 
 from fashion_assets.replica.build import ReplicaSite, build_site
+from fashion_assets.replica.faults import FaultPlan
 from fashion_assets.replica.images import photo_body, photo_bytes, warm_photos
 from fashion_assets.replica.impression import (
     ImpressionArticle,
@@ -14,13 +15,7 @@ from fashion_assets.replica.impression import (
     RunwaySeason,
     StreetWeek,
 )
-from fashion_assets.replica.server import (
-    FaultPlan,
-    ReplicaServer,
-    ReplicaStats,
-    serve_forever,
-    start_replica,
-)
+from fashion_assets.replica.server import ReplicaServer, serve_forever, start_replica
 from fashion_assets.replica.site import (
     HOSTILE_BRAND,
     PHOTO_FAULTS,
@@ -30,6 +25,7 @@ from fashion_assets.replica.site import (
     ReplicaPhoto,
     ReplicaShow,
 )
+from fashion_assets.replica.stats import ReplicaStats
 
 __all__ = [
     "HOSTILE_BRAND",
