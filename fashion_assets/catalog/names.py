@@ -2,22 +2,30 @@
 
 The rule (normalize, match, pending when unknown) is ``domain/names.py``; this module loads
 what it matches against, records what it decides (a new alias once, a pending name once per
-normalized form) and carries out an editor's decision: approve a pending name as a new
-entity, merge it into an existing one, or dismiss it. Approve and merge release the articles
-that waited for the name, in the same transaction that records the decision.
+normalized form: ``catalog/pending_names.py``) and carries out an editor's decision: approve
+a pending name as a new entity, merge it into an existing one, or dismiss it. Approve and
+merge release the articles that waited for the name, in the same transaction that records
+the decision.
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from sqlalchemy import Connection, Engine, text
 
+from fashion_assets.catalog.pending_names import (
+    NameActionError,
+    PendingName,
+    get_pending,
+    mark_decided,
+    open_pending,
+    record_pending,
+)
+from fashion_assets.catalog.pending_names import list_pending as list_pending  # for the CLI
 from fashion_assets.catalog.runway import ShowCity, record_shows
 from fashion_assets.domain.cities import SEED_CITIES
 from fashion_assets.domain.names import (
@@ -34,10 +42,6 @@ from fashion_assets.domain.titles import TitleParseError
 _ENTITY_TABLE = {NameKind.BRAND: "brands", NameKind.CITY: "cities"}
 
 
-class NameActionError(ValueError):
-    """An editor's action that cannot be carried out; the message says why."""
-
-
 @dataclass(frozen=True)
 class NameOutcome:
     """What a source's name resolved to, for the crawl.
@@ -51,21 +55,6 @@ class NameOutcome:
     entity: str | None = None
     pending_id: int | None = None
     alias_recorded: bool = False
-
-
-@dataclass(frozen=True)
-class PendingName:
-    id: int
-    kind: str
-    name: str
-    source: str
-    example_url: str
-    candidates: tuple[str, ...]
-    status: str
-    entity_slug: str | None
-    resolved_by: str
-    waiting: int
-    first_seen_at: str
 
 
 @dataclass(frozen=True)
@@ -164,23 +153,6 @@ def _resolve_one(conn: Connection, kind: NameKind, book: dict[str, list[str]], n
     return NameOutcome("pending", pending_id=int(pending_id))
 
 
-def record_pending(conn: Connection, kind: NameKind, name: str, source: str, url: str,
-                   candidates: Sequence[str]) -> tuple[int, str, str | None]:
-    """Record ``name`` as pending once per normalized spelling (a later sighting changes
-    nothing); the pending name's id, status and, once an editor decided, its entity."""
-    conn.execute(
-        text("INSERT INTO pending_names (kind, name, normalized, source, example_url, candidates)"
-             " VALUES (:k, :name, :norm, :source, :url, :cand)"
-             " ON CONFLICT (kind, normalized) DO NOTHING"),
-        {"k": kind.value, "name": name, "norm": normalize_name(name), "source": source,
-         "url": url, "cand": json.dumps(list(candidates))})
-    pending_id, status, entity = conn.execute(
-        text("SELECT id, status, entity_slug FROM pending_names"
-             " WHERE kind = :k AND normalized = :norm"),
-        {"k": kind.value, "norm": normalize_name(name)}).one()
-    return int(pending_id), str(status), entity
-
-
 def show_city(outcome: NameOutcome) -> ShowCity:
     """Where a show's title city went: its city, or the pending name it now waits on."""
     return ShowCity(outcome.entity, outcome.pending_id if outcome.status == "pending" else None)
@@ -242,50 +214,11 @@ def _hold(conn: Connection, pending_id: int, a: WaitingArticle) -> bool:
     ).first() is not None
 
 
-def list_pending(engine: Engine, *, status: str | None = "pending",
-                 kind: NameKind | None = None) -> list[PendingName]:
-    """Pending names (or those of another status, or all with None), oldest first."""
-    where, params = [], {}
-    if status is not None:
-        where.append("p.status = :status")
-        params["status"] = status
-    if kind is not None:
-        where.append("p.kind = :kind")
-        params["kind"] = kind.value
-    sql = ("SELECT p.id, p.kind, p.name, p.source, p.example_url, p.candidates, p.status,"
-           " p.entity_slug, p.resolved_by,"
-           " (SELECT count(*) FROM waiting_articles w WHERE w.pending_name_id = p.id)"
-           " + (SELECT count(*) FROM runway_shows s WHERE s.city_pending_id = p.id),"
-           " p.first_seen_at FROM pending_names p"
-           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY p.id")
-    with engine.connect() as conn:
-        return [_pending(row) for row in conn.execute(text(sql), params)]
-
-
-def get_pending(conn: Connection, pending_id: int) -> PendingName:
-    row = conn.execute(
-        text("SELECT p.id, p.kind, p.name, p.source, p.example_url, p.candidates, p.status,"
-             " p.entity_slug, p.resolved_by,"
-             " (SELECT count(*) FROM waiting_articles w WHERE w.pending_name_id = p.id)"
-             " + (SELECT count(*) FROM runway_shows s WHERE s.city_pending_id = p.id),"
-             " p.first_seen_at FROM pending_names p WHERE p.id = :id"), {"id": pending_id}).first()
-    if row is None:
-        raise NameActionError(f"no pending name with id {pending_id}")
-    return _pending(row)
-
-
-def _pending(row: Sequence[object]) -> PendingName:
-    return PendingName(int(row[0]), str(row[1]), str(row[2]), str(row[3]), str(row[4]),
-                       tuple(json.loads(str(row[5]))), str(row[6]),
-                       None if row[7] is None else str(row[7]), str(row[8]), int(row[9]),
-                       str(row[10]))
-
-
 def approve_name(engine: Engine, pending_id: int, *, editor: str, slug: str | None = None,
                  display_name: str | None = None) -> Release:
     """Approve a pending name as a new brand or city, and release what waited for it."""
     with engine.begin() as conn:
-        pending = _open_pending(conn, pending_id)
+        pending = open_pending(conn, pending_id)
         kind = NameKind(pending.kind)
         new_slug = slug or name_slug(pending.name)
         table = _ENTITY_TABLE[kind]
@@ -306,7 +239,7 @@ def approve_name(engine: Engine, pending_id: int, *, editor: str, slug: str | No
 def merge_name(engine: Engine, pending_id: int, into: str, *, editor: str) -> Release:
     """Make a pending name an alias of an existing entity, and release what waited for it."""
     with engine.begin() as conn:
-        pending = _open_pending(conn, pending_id)
+        pending = open_pending(conn, pending_id)
         kind = NameKind(pending.kind)
         exists = conn.execute(text(f"SELECT 1 FROM {_ENTITY_TABLE[kind]} WHERE slug = :s"),
                               {"s": into}).first()
@@ -319,8 +252,8 @@ def merge_name(engine: Engine, pending_id: int, into: str, *, editor: str) -> Re
 def dismiss_name(engine: Engine, pending_id: int, *, editor: str) -> PendingName:
     """Say a pending name is no entity: its waiting articles are dropped, and skipped later."""
     with engine.begin() as conn:
-        pending = _open_pending(conn, pending_id)
-        _mark(conn, pending.id, "dismissed", None, editor)
+        pending = open_pending(conn, pending_id)
+        mark_decided(conn, pending.id, "dismissed", None, editor)
         conn.execute(text("DELETE FROM waiting_articles WHERE pending_name_id = :id"),
                      {"id": pending.id})
         conn.execute(text("UPDATE runway_shows SET city_pending_id = NULL"
@@ -328,24 +261,9 @@ def dismiss_name(engine: Engine, pending_id: int, *, editor: str) -> PendingName
         return get_pending(conn, pending.id)
 
 
-def _open_pending(conn: Connection, pending_id: int) -> PendingName:
-    pending = get_pending(conn, pending_id)
-    if pending.status != "pending":
-        raise NameActionError(f"name {pending_id} ({pending.name!r}) is {pending.status} already")
-    return pending
-
-
-def _mark(conn: Connection, pending_id: int, status: str, entity: str | None,
-          editor: str) -> None:
-    conn.execute(
-        text("UPDATE pending_names SET status = :st, entity_slug = :e, resolved_by = :by,"
-             " resolved_at = :at WHERE id = :id"),
-        {"st": status, "e": entity, "by": editor, "at": datetime.now(UTC), "id": pending_id})
-
-
 def _resolve_pending(conn: Connection, pending: PendingName, status: str, entity: str,
                      editor: str) -> Release:
-    _mark(conn, pending.id, status, entity, editor)
+    mark_decided(conn, pending.id, status, entity, editor)
     released, partitions = _release_articles(conn, pending.id, entity)
     shows = _release_city_of_shows(conn, pending.id, entity) if pending.kind == "city" else 0
     return Release(get_pending(conn, pending.id), entity, released, partitions, shows)

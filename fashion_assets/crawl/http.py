@@ -1,11 +1,12 @@
 """The polite, guarded HTTP client every crawl goes through.
 
 Every request passes the host policy first (the source's base host and its image hosts, and
-nothing else: redirect targets included), then robots.txt, then the host's pace
-(``domain/politeness.py``: photos within a per-host cap that a 429 or 503 halves, pages spaced
-apart), a per-host concurrency limit and any ``Retry-After`` window the host gave us. Failures
-come back as a ``Fetched`` with a stable reason code instead of an exception, so a crawl
-records them and goes on.
+nothing else: redirect targets included), then robots.txt (``crawl/robots.py``), then the
+host's pace (``domain/politeness.py``: photos within a per-host cap that a 429 or 503 halves,
+pages spaced apart), a per-host concurrency limit (``crawl/limits.py``) and any
+``Retry-After`` window the host gave us (``crawl/windows.py``). Answers are judged by
+``crawl/responses.py``: failures come back as a ``Fetched`` with a stable reason code instead
+of an exception, so a crawl records them and goes on.
 
 httpx is the API (requests, responses, errors, transports); its aiohttp transport is used
 because httpx's default async transport is the bottleneck on this workload (about 4x slower,
@@ -15,24 +16,28 @@ see docs/architecture.md).
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import functools
 import ipaddress
 import random
 import ssl
 import time
-from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
-import aiohttp
 import httpx
 from httpx_aiohttp import AiohttpTransport
 
 from fashion_assets.crawl.limits import ImageSlots, Limiter
+from fashion_assets.crawl.responses import (
+    FetchCounters,
+    Fetched,
+    Retry,
+    read_response,
+    transport_errors_retried,
+)
 from fashion_assets.crawl.robots import RobotsRules, rules_from
 from fashion_assets.crawl.windows import RetryAfterWindows, machine_windows_dir
 from fashion_assets.domain.hosts import (
@@ -43,8 +48,6 @@ from fashion_assets.domain.hosts import (
 )
 from fashion_assets.domain.politeness import HostPace, PaceRules, after_answer, page_sent, page_wait
 from fashion_assets.domain.politeness import start as start_pace
-
-RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 
 # What a request fetches: a photo ("image"), or anything else ("page"), paced differently.
 FetchKind = Literal["page", "image"]
@@ -74,48 +77,10 @@ class HttpPolicy:
                          restore_s=self.throttle_restore_s)
 
 
-@dataclass(frozen=True)
-class Fetched:
-    """The outcome of one logical fetch (retries and redirects included)."""
-
-    url: str
-    final_url: str
-    status: int | None
-    body: bytes
-    content_type: str | None
-    attempts: int
-    error: str | None = None
-    detail: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-
-@dataclass
-class FetchCounters:
-    """What this client sent and received, for metadata and benchmarks."""
-
-    requests: int = 0
-    bytes_received: int = 0
-    retries: int = 0
-    by_error: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-
-
 @functools.cache
 def _ssl_context() -> ssl.SSLContext:
     """One TLS context per process: building one loads the CA bundle (tens of ms)."""
     return httpx.create_ssl_context()
-
-
-class _Retry(Exception):
-    """An attempt failed in a way another attempt may fix."""
-
-    def __init__(self, reason: str, detail: str, wait_s: float | None = None) -> None:
-        super().__init__(detail)
-        self.reason = reason
-        self.detail = detail
-        self.wait_s = wait_s
 
 
 class Fetcher:
@@ -191,7 +156,7 @@ class Fetcher:
             attempts += 1
             try:
                 result = await self._attempt(current, max_bytes, kind)
-            except _Retry as retry:
+            except Retry as retry:
                 if attempts > self.policy.retries + redirects:
                     return self._fail(url, current, attempts, retry.reason,
                                       f"{retry.detail} (after {attempts} attempts)")
@@ -260,7 +225,7 @@ class Fetcher:
         for attempt in range(1, self.policy.retries + 2):
             try:
                 response = await self._attempt(origin + "/robots.txt", 512 * 1024)
-            except _Retry as retry:
+            except Retry as retry:
                 if attempt > self.policy.retries:
                     return None
                 await asyncio.sleep(self._backoff(attempt, retry.wait_s))
@@ -274,7 +239,7 @@ class Fetcher:
         return None
 
     async def _attempt(self, url: str, max_bytes: int, kind: FetchKind = "page") -> Fetched | str:
-        """One request. Returns the result, or the next URL for a redirect; raises _Retry.
+        """One request. Returns the result, or the next URL for a redirect; raises Retry.
 
         A photo first takes one of its host's photo slots (the cap the pace allows now), then,
         like a page, one of the host's request slots.
@@ -299,74 +264,16 @@ class Fetcher:
             # handling cost a fifth of a crawl's CPU, and this client needs none of them.
             request = httpx.Request("GET", url, headers=self._headers,
                                     extensions={"timeout": self._timeout})
-            try:
+            with transport_errors_retried():
                 response = await self._transport.handle_async_request(request)
                 try:
                     self._paced(host, response.status_code, sent_at)
-                    return await self._read(url, host, response, max_bytes)
+                    return await read_response(
+                        url, response, max_bytes, self.counters,
+                        max_retry_after_s=self.policy.max_retry_after_s,
+                        hold_off=lambda wait: self._windows.extend(host, time.time() + wait))
                 finally:
                     await response.aclose()
-            except httpx.TimeoutException as exc:
-                raise _Retry("timeout", f"timed out: {type(exc).__name__}") from None
-            except httpx.TransportError as exc:
-                raise _Retry("connection", f"connection failed: {type(exc).__name__}") from None
-            except aiohttp.ClientError as exc:
-                # What the transport does not translate to httpx: a response its HTTP parser
-                # rejects (a bad status line, bytes after the announced end). A broken
-                # exchange like a dropped connection, so retried like one.
-                lines = str(getattr(exc, "message", "") or exc).strip().splitlines()
-                detail = f"{type(exc).__name__}: {lines[0][:200] if lines else ''}"
-                raise _Retry("bad_response", f"malformed response: {detail}") from None
-
-    async def _read(self, url: str, host: str, response: httpx.Response,
-                    max_bytes: int) -> Fetched | str:
-        status = response.status_code
-        if 300 <= status < 400 and status != 304:
-            location = response.headers.get("location")
-            if not location:
-                return Fetched(url, url, status, b"", None, 1, "bad_redirect",
-                               f"HTTP {status} without a Location header")
-            return urljoin(url, location)
-        if status in RETRYABLE_STATUS:
-            wait = self._retry_after(response.headers.get("retry-after"))
-            if wait is not None:
-                if wait > self.policy.max_retry_after_s:
-                    return Fetched(url, url, status, b"", None, 1, "retry_after_too_long",
-                                   f"HTTP {status} asked to wait {wait:.0f}s")
-                self._windows.extend(host, time.time() + wait)
-            raise _Retry(f"http_{status}", f"HTTP {status}", wait)
-        if status >= 400:
-            reason = "not_found" if status in (404, 410) else f"http_{status}"
-            return Fetched(url, url, status, b"", None, 1, reason, f"HTTP {status}")
-        encoding = response.headers.get("content-encoding", "").strip().lower()
-        if encoding not in ("", "identity"):
-            # Only identity is asked for; a compressed body would read as a page without
-            # state or a photo that is no image, and decompressing it would need a cap of its
-            # own against bombs. Refused, it is recorded for what it is.
-            return Fetched(url, url, status, b"", None, 1, "unexpected_encoding",
-                           f"body sent with Content-Encoding {encoding!r}, identity was asked")
-        declared = response.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > max_bytes:
-            return Fetched(url, url, status, b"", None, 1, "too_large",
-                           f"body of {int(declared)} bytes exceeds the cap of {max_bytes}")
-        chunks = []
-        size = 0
-        try:
-            async for chunk in response.aiter_raw():
-                size += len(chunk)
-                if size > max_bytes:
-                    return Fetched(url, url, status, b"", None, 1, "too_large",
-                                   f"body exceeds the cap of {max_bytes} bytes")
-                chunks.append(chunk)
-        except httpx.TransportError as exc:
-            # The headers arrived, the body did not: the connection broke mid-body.
-            raise _Retry("truncated", f"body cut after {size} bytes: {type(exc).__name__}"
-                         ) from None
-        self.counters.bytes_received += size
-        if declared and declared.isdigit() and size != int(declared):
-            raise _Retry("truncated", f"body of {size} bytes, {declared} announced")
-        return Fetched(url, url, status, b"".join(chunks),
-                       response.headers.get("content-type"), 1)
 
     async def _wait_turn(self, host: str, kind: FetchKind) -> None:
         """Wait out the host's Retry-After window and, for a page, the page delay.
@@ -411,17 +318,3 @@ class Fetcher:
         ceiling = min(self.policy.backoff_cap_s, self.policy.backoff_base_s * 2 ** (attempt - 1))
         jitter = self._rng.uniform(0, ceiling)
         return max(jitter, retry_after or 0.0)
-
-    @staticmethod
-    def _retry_after(value: str | None) -> float | None:
-        """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
-        if not value:
-            return None
-        value = value.strip()
-        if value.isdigit():
-            return float(value)
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        return max(0.0, when.timestamp() - time.time())

@@ -1,0 +1,159 @@
+"""What one HTTP exchange comes to: a result, a redirect to follow, or a retry.
+
+``Fetcher`` (``crawl/http.py``) sends the request; this module judges the answer: the status
+(redirect, a status worth another attempt with its ``Retry-After``, a refusal), the body
+within its size cap (its bytes counted in the client's ``FetchCounters``), and the transport
+errors that a later attempt may get past. Failures become a ``Fetched`` with a stable
+reason code or a ``Retry``, never an exception of the HTTP stack.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from urllib.parse import urljoin
+
+import aiohttp
+import httpx
+
+RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """The outcome of one logical fetch (retries and redirects included)."""
+
+    url: str
+    final_url: str
+    status: int | None
+    body: bytes
+    content_type: str | None
+    attempts: int
+    error: str | None = None
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class FetchCounters:
+    """What this client sent and received, for metadata and benchmarks."""
+
+    requests: int = 0
+    bytes_received: int = 0
+    retries: int = 0
+    by_error: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+
+class Retry(Exception):
+    """An attempt failed in a way another attempt may fix."""
+
+    def __init__(self, reason: str, detail: str, wait_s: float | None = None) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+        self.wait_s = wait_s
+
+
+@contextmanager
+def transport_errors_retried() -> Iterator[None]:
+    """Turn the transport's failures (timeouts, broken connections, unparseable answers)
+    into a ``Retry``: each may go away on the next attempt."""
+    try:
+        yield
+    except httpx.TimeoutException as exc:
+        raise Retry("timeout", f"timed out: {type(exc).__name__}") from None
+    except httpx.TransportError as exc:
+        raise Retry("connection", f"connection failed: {type(exc).__name__}") from None
+    except aiohttp.ClientError as exc:
+        # What the transport does not translate to httpx: a response its HTTP parser
+        # rejects (a bad status line, bytes after the announced end). A broken
+        # exchange like a dropped connection, so retried like one.
+        lines = str(getattr(exc, "message", "") or exc).strip().splitlines()
+        detail = f"{type(exc).__name__}: {lines[0][:200] if lines else ''}"
+        raise Retry("bad_response", f"malformed response: {detail}") from None
+
+
+async def read_response(url: str, response: httpx.Response, max_bytes: int,
+                        counters: FetchCounters, *, max_retry_after_s: float,
+                        hold_off: Callable[[float], None]) -> Fetched | str:
+    """The result of ``response``, or the next URL for a redirect; raises ``Retry``.
+
+    A retryable status with an acceptable ``Retry-After`` hands ``hold_off`` the seconds the
+    host asked for before the retry is raised; the bytes of a body read to its end count in
+    ``counters``.
+    """
+    status = response.status_code
+    if 300 <= status < 400 and status != 304:
+        location = response.headers.get("location")
+        if not location:
+            return Fetched(url, url, status, b"", None, 1, "bad_redirect",
+                           f"HTTP {status} without a Location header")
+        return urljoin(url, location)
+    if status in RETRYABLE_STATUS:
+        wait = retry_after_s(response.headers.get("retry-after"))
+        if wait is not None:
+            if wait > max_retry_after_s:
+                return Fetched(url, url, status, b"", None, 1, "retry_after_too_long",
+                               f"HTTP {status} asked to wait {wait:.0f}s")
+            hold_off(wait)
+        raise Retry(f"http_{status}", f"HTTP {status}", wait)
+    if status >= 400:
+        reason = "not_found" if status in (404, 410) else f"http_{status}"
+        return Fetched(url, url, status, b"", None, 1, reason, f"HTTP {status}")
+    return await _read_body(url, response, max_bytes, counters)
+
+
+async def _read_body(url: str, response: httpx.Response, max_bytes: int,
+                     counters: FetchCounters) -> Fetched:
+    """The body of a successful answer, whole and within ``max_bytes``; raises ``Retry`` when
+    the connection breaks before the announced length arrived."""
+    status = response.status_code
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    if encoding not in ("", "identity"):
+        # Only identity is asked for; a compressed body would read as a page without
+        # state or a photo that is no image, and decompressing it would need a cap of its
+        # own against bombs. Refused, it is recorded for what it is.
+        return Fetched(url, url, status, b"", None, 1, "unexpected_encoding",
+                       f"body sent with Content-Encoding {encoding!r}, identity was asked")
+    declared = response.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > max_bytes:
+        return Fetched(url, url, status, b"", None, 1, "too_large",
+                       f"body of {int(declared)} bytes exceeds the cap of {max_bytes}")
+    chunks = []
+    size = 0
+    try:
+        async for chunk in response.aiter_raw():
+            size += len(chunk)
+            if size > max_bytes:
+                return Fetched(url, url, status, b"", None, 1, "too_large",
+                               f"body exceeds the cap of {max_bytes} bytes")
+            chunks.append(chunk)
+    except httpx.TransportError as exc:
+        # The headers arrived, the body did not: the connection broke mid-body.
+        raise Retry("truncated", f"body cut after {size} bytes: {type(exc).__name__}"
+                    ) from None
+    counters.bytes_received += size
+    if declared and declared.isdigit() and size != int(declared):
+        raise Retry("truncated", f"body of {size} bytes, {declared} announced")
+    return Fetched(url, url, status, b"".join(chunks), response.headers.get("content-type"), 1)
+
+
+def retry_after_s(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
