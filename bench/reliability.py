@@ -477,7 +477,6 @@ def coverage_loop(env: Mapping[str, str], brands: Sequence[str], reference: Draf
     from fashion_assets.domain.coverage import backoff
     from fashion_assets.resources import resources_from_env
     from fashion_assets.runs import crawl_brands
-    from fashion_assets.sensors.coverage import coverage_sensor
 
     dagster_home.mkdir(parents=True, exist_ok=True)
     instance = DagsterInstance.local_temp(str(dagster_home))
@@ -494,11 +493,12 @@ def coverage_loop(env: Mapping[str, str], brands: Sequence[str], reference: Draf
         if _missing(read_drafts(database_url).drafts, reference) == 0:
             break
         tick_env = {**env, "FASHION_CLOCK": ticks[n].isoformat()}
+        defs = build_definitions(tick_env)
+        coverage_sensor = defs.get_repository_def().get_sensor_def("coverage_sensor")
         with build_sensor_context(instance=instance,
                                   resources=resources_from_env(tick_env)) as context:
             result = coverage_sensor(context)
         requests = [] if isinstance(result, SkipReason) else list(result.run_requests or [])
-        defs = build_definitions(tick_env)
         repaired = 0
         for request in requests:
             run = defs.resolve_job_def(request.job_name).execute_in_process(

@@ -16,6 +16,7 @@ from typing import Any
 
 from fashion_assets import settings
 from fashion_assets.commands import typed_command
+from fashion_assets.sources.registry import SOURCES, Source
 
 
 def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str], None],
@@ -57,23 +58,15 @@ def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str],
     return 0 if all(s["success"] for s in summaries) else 1
 
 
-def replica_env(server: Any) -> dict[str, str]:
-    """The settings that point both sources at a running replica; theImpression's photos
-    come from its CDN and from the site's own uploads.
+def replica_env(server: Any, sources: Sequence[Source] = SOURCES) -> dict[str, str]:
+    """The settings that point every source at a running replica, as each source declares
+    its origins (theImpression's photos come from its CDN and from the site's own uploads).
 
     The demo sets them for its own crawl; ``replica serve`` prints them for the user's shell.
     Both take them from here, so the command line depends on the demo and never the reverse.
     """
-    def host(url: str) -> str:
-        return url.split("://", 1)[1]
-
-    return {
-        "FASHION_VOGUE_BASE_URL": server.base_url,
-        "FASHION_VOGUE_IMAGE_HOSTS": host(server.cdn_url),
-        "FASHION_THEIMPRESSION_BASE_URL": server.impression_url,
-        "FASHION_THEIMPRESSION_IMAGE_HOSTS": (
-            f"{host(server.impression_cdn_url)},{host(server.impression_url)}"),
-    }
+    return {name: value for source in sources
+            for name, value in source.replica_env(server.origin_url).items()}
 
 
 def next_steps(brand: str, *, program: str, dagster: str, dagster_home: Path) -> str:

@@ -15,3 +15,6 @@ fashion_week_partitions = DynamicPartitionsDefinition(name="fashion_weeks")
 # galleries, the second source of Vogue's shows; the ``runway_season_partitions_sensor`` adds
 # every season Vogue's listings have shown, ``fashion-assets crawl --season`` adds one.
 runway_season_partitions = DynamicPartitionsDefinition(name="runway_seasons")
+
+# The partitions of a runway source, by the way it lists its shows (sources/registry.py).
+RUNWAY_PARTITIONS = {"brand": brand_partitions, "season": runway_season_partitions}

@@ -98,11 +98,14 @@ class CrawlProgress:
         return self
 
     def show_done(self, current_show: str, *, photos_done_delta: int = 0,
-                  photos_total_delta: int = 0) -> None:
-        """Queue one finished show's update (returns at once)."""
+                  photos_total_delta: int = 0, shows_total_delta: int = 0) -> None:
+        """Queue one finished show's update (returns at once); the total deltas correct the
+        planned totals (``catalog/progress.py: show_done``)."""
         self.shows_done += 1
+        self.shows_total += shows_total_delta
         self._submit(progress_catalog.show_done, current_show,
-                     photos_done_delta=photos_done_delta, photos_total_delta=photos_total_delta)
+                     photos_done_delta=photos_done_delta, photos_total_delta=photos_total_delta,
+                     shows_total_delta=shows_total_delta)
 
     def beat(self) -> None:
         """Queue a heartbeat (returns at once)."""

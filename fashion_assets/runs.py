@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from fashion_assets import settings
+from fashion_assets.partitions import RUNWAY_PARTITIONS
+from fashion_assets.sources.registry import Source, runway_sources
 
 
 def default_dagster_home() -> Path:
@@ -77,17 +79,23 @@ class CrawlKind:
     waits_for: str = ""
 
 
+def _runway_kind(name: str, source: Source) -> CrawlKind:
+    """A runway source's crawl, as its declaration names its job and assets."""
+    names, by = source.runway_names, source.runway_partitioning
+    assert names is not None and by is not None
+    return CrawlKind(name, names.crawl_job, RUNWAY_PARTITIONS[by].name or by, names.listings,
+                     names.drafts, "shows_", waits_for="brand" if by == "season" else "")
+
+
 CRAWL_KINDS = {
-    "brand": CrawlKind("brand", "runway_crawl", "brands", "runway_show_listings",
-                       "runway_drafts", "shows_"),
-    "season": CrawlKind("season", "impression_runway_crawl", "runway_seasons",
-                        "impression_runway_listings", "impression_runway_drafts", "shows_",
-                        waits_for="brand"),
+    # --brand and --season: the runway source partitioned that way (Vogue, theImpression).
+    **{s.runway_partitioning: _runway_kind(s.runway_partitioning, s)
+       for s in runway_sources() if s.runway_partitioning},
     "week": CrawlKind("week", "street_style_crawl", "fashion_weeks", "street_style_listings",
                       "street_snap_drafts", "articles_", waits_for="city"),
     # Consecutive brand partitions in one run (a partition range), keyed "first..last".
-    "batch": CrawlKind("batch", "runway_crawl", "brands", "runway_show_listings",
-                       "runway_drafts", "shows_"),
+    "batch": _runway_kind("batch", next(s for s in runway_sources()
+                                        if s.runway_partitioning == "brand")),
 }
 
 

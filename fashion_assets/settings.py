@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from fashion_assets.sources.registry import SOURCES
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -28,15 +30,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_STORE_URL", "", "Object storage. Empty: file store in "
             "FASHION_HOME/objects. file:///path, or s3://bucket[/prefix] (boto3's standard "
             "environment: credentials, AWS_ENDPOINT_URL_S3 for MinIO, R2 or any S3 API)."),
-    Setting("FASHION_VOGUE_BASE_URL", "https://www.vogue.com", "Where Vogue Runway pages are "
-            "fetched from. Drafts always record the public address."),
-    Setting("FASHION_VOGUE_IMAGE_HOSTS", "assets.vogue.com", "Comma-separated hosts (host or "
-            "host:port) that Vogue photos may be fetched from."),
-    Setting("FASHION_THEIMPRESSION_BASE_URL", "https://theimpression.com", "Where theImpression "
-            "pages are fetched from. Drafts always record the public address."),
-    Setting("FASHION_THEIMPRESSION_IMAGE_HOSTS", "img.theimpression.com,theimpression.com",
-            "Comma-separated hosts (host or host:port) that theImpression photos may be fetched "
-            "from: its CDN and the site's WordPress uploads."),
+    # Each source's own: where it is fetched from, which hosts its photos come from.
+    *(Setting(*row) for source in SOURCES for row in source.setting_rows()),
     Setting("FASHION_CLOCK", "", "Fixed UTC time (ISO 8601) a crawl takes as now, for tests "
             "and replays. Empty: the system clock. Street-style albums are keyed by the "
             "crawl's year and month."),
@@ -133,12 +128,15 @@ SETTINGS: tuple[Setting, ...] = (
 _DEFAULTS = {s.env: s.default for s in SETTINGS}
 
 
-def setting(env: Mapping[str, str], name: str) -> str:
-    """The value of setting ``name``: the environment's when set and non-empty, else the default."""
-    if name not in _DEFAULTS:
+def setting(env: Mapping[str, str], name: str, default: str | None = None) -> str:
+    """The value of setting ``name``: the environment's when set and non-empty, else the
+    default of the table, or ``default`` for a setting the table does not hold (a source
+    given to ``build_definitions`` beside the registry's)."""
+    fallback = _DEFAULTS.get(name, default)
+    if fallback is None:
         raise KeyError(f"unknown setting {name}")
     value = env.get(name, "").strip()
-    return value or _DEFAULTS[name]
+    return value or fallback
 
 
 def home_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,14 +26,14 @@ from fashion_assets.catalog.db import create_catalog_engine
 from fashion_assets.catalog.migrations import apply_migrations
 from fashion_assets.catalog.names import seed_cities
 from fashion_assets.crawl.base import CrawlLimits, SourceSite
-from fashion_assets.crawl.galleries import impression_gallery, vogue_gallery
+from fashion_assets.crawl.galleries import source_site
 from fashion_assets.crawl.http import HttpPolicy
 from fashion_assets.domain.backpressure import BackpressureRules
 from fashion_assets.domain.coverage import CoverageRules, RepairRules
 from fashion_assets.domain.discovery import DiscoveryScope
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.media import MediaLimits
-from fashion_assets.sources import theimpression, vogue
+from fashion_assets.sources.registry import SOURCES, Source
 from fashion_assets.storage import ObjectStore, open_store
 
 _ENGINES: dict[str, Engine] = {}
@@ -71,30 +71,15 @@ class ObjectStoreResource(ConfigurableResource):
         return open_store(self.store_url, home=Path(self.home))
 
 
-class VogueSourceResource(ConfigurableResource):
-    """Where Vogue Runway is fetched from, and which hosts its photos may come from."""
+class SourceResource(ConfigurableResource):
+    """Where one source (``sources/registry.py``) is fetched from, and which hosts its photos
+    may come from: one per source, under the source's name."""
 
     base_url: str = Field(description="Where pages are fetched from (a mirror or replica too).")
     image_hosts: str = Field(description="Comma-separated hosts photos may come from.")
 
-    def site(self) -> SourceSite:
-        return SourceSite(vogue.SOURCE, self.base_url.rstrip("/"), vogue.PUBLIC_BASE_URL,
-                          vogue_gallery, settings.split_hosts(self.image_hosts))
-
-    def host_policy(self) -> HostPolicy:
-        return HostPolicy.from_config(self.base_url, settings.split_hosts(self.image_hosts))
-
-
-class TheImpressionSourceResource(ConfigurableResource):
-    """Where theImpression is fetched from, and which hosts its photos may come from."""
-
-    base_url: str = Field(description="Where pages are fetched from (a mirror or replica too).")
-    image_hosts: str = Field(description="Comma-separated hosts photos may come from.")
-
-    def site(self) -> SourceSite:
-        hosts = settings.split_hosts(self.image_hosts)
-        return SourceSite(theimpression.SOURCE, self.base_url.rstrip("/"),
-                          theimpression.PUBLIC_BASE_URL, impression_gallery(hosts), hosts)
+    def site(self, source: Source) -> SourceSite:
+        return source_site(source, self.base_url, settings.split_hosts(self.image_hosts))
 
     def host_policy(self) -> HostPolicy:
         return HostPolicy.from_config(self.base_url, settings.split_hosts(self.image_hosts))
@@ -250,13 +235,14 @@ _ZERO_ALLOWED = frozenset({"FASHION_HTTP_RETRIES", "FASHION_PAGE_DELAY",
                            "FASHION_COVERAGE_TOLERANCE", "FASHION_DISCOVERY_SEASONS"})
 
 
-def _value(env: Mapping[str, str], name: str, kind: type, as_env_var: bool) -> Any:
+def _value(env: Mapping[str, str], name: str, kind: type, as_env_var: bool,
+           default: str | None = None) -> Any:
     """The setting's value, checked now so a bad one fails with its name at load time.
 
     Returned as ``EnvVar`` when set in the process environment and Dagster can read it
     itself (the UI then shows the variable's name, never its value).
     """
-    raw = settings.setting(env, name)
+    raw = settings.setting(env, name, default)
     try:
         value = settings.parse_bool(raw) if kind is bool else kind(raw)
     except ValueError:
@@ -268,8 +254,9 @@ def _value(env: Mapping[str, str], name: str, kind: type, as_env_var: bool) -> A
     return value
 
 
-def resources_from_env(env: Mapping[str, str] | None = None) -> dict[str, ConfigurableResource]:
-    """The resources of the code location.
+def resources_from_env(env: Mapping[str, str] | None = None,
+                       sources: Sequence[Source] = SOURCES) -> dict[str, ConfigurableResource]:
+    """The resources of the code location, with a ``SourceResource`` per source.
 
     Configured from the process environment by default, with ``EnvVar`` for every variable
     that is set; from ``env`` as plain values when a mapping is given (the demo and tests
@@ -286,12 +273,11 @@ def resources_from_env(env: Mapping[str, str] | None = None) -> dict[str, Config
             or settings.database_url(env)),
         "store": ObjectStoreResource(store_url=settings.store_url(env),
                                      home=str(settings.home_dir(env))),
-        "vogue": VogueSourceResource(
-            base_url=_value(env, "FASHION_VOGUE_BASE_URL", str, as_env_var),
-            image_hosts=_value(env, "FASHION_VOGUE_IMAGE_HOSTS", str, as_env_var)),
-        "theimpression": TheImpressionSourceResource(
-            base_url=_value(env, "FASHION_THEIMPRESSION_BASE_URL", str, as_env_var),
-            image_hosts=_value(env, "FASHION_THEIMPRESSION_IMAGE_HOSTS", str, as_env_var)),
+        **{source.name: SourceResource(
+            base_url=_value(env, source.base_url_setting, str, as_env_var, source.base_url),
+            image_hosts=_value(env, source.image_hosts_setting, str, as_env_var,
+                               source.image_hosts))
+           for source in sources},
         "crawler": CrawlerResource(**crawler),
         "clock": ClockResource(fixed_time=_clock_value(env)),
         "discovery": DiscoveryResource(

@@ -1,28 +1,46 @@
 """Re-fetches and repairs incomplete shows, backing off per show and giving up in the end."""
 
-from dagster import RunRequest, SensorEvaluationContext, SensorResult, SkipReason, sensor
+from collections.abc import Mapping, Sequence
+
+from dagster import (
+    RunRequest,
+    SensorDefinition,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    sensor,
+)
+from dagster._core.definitions.unresolved_asset_job_definition import (
+    UnresolvedAssetJobDefinition,
+)
 
 from fashion_assets.catalog.backpressure import evaluate
 from fashion_assets.catalog.coverage import due_repairs, record_attempts, repair_counts
 from fashion_assets.domain.coverage import plan_repairs
-from fashion_assets.jobs.coverage import (
-    REPAIR_JOBS,
-    impression_coverage_repair_job,
-    runway_coverage_repair_job,
-)
+from fashion_assets.jobs.runway import RepairJob
 from fashion_assets.resources import CatalogResource, ClockResource, CrawlerResource
 from fashion_assets.tags import BRAND_TAG, CRAWL_TAG
 
 
-@sensor(jobs=[runway_coverage_repair_job, impression_coverage_repair_job],
-        minimum_interval_seconds=300,
-        description="Finds incomplete shows (stored photos far below the expected count) and "
-                    "requests a repair run per brand or season, limited to those shows; each "
-                    "show backs off (FASHION_REPAIR_BACKOFF, doubling) and is given up after "
-                    "FASHION_REPAIR_MAX_ATTEMPTS re-fetches.")
-def coverage_sensor(context: SensorEvaluationContext, catalog: CatalogResource,
-                    crawler: CrawlerResource, clock: ClockResource
-                    ) -> SensorResult | SkipReason:
+def build_coverage_sensor(repairs: Mapping[str, RepairJob],
+                          jobs: Sequence[UnresolvedAssetJobDefinition]) -> SensorDefinition:
+    """The coverage sensor over the runway sources' repair jobs (``repairs``: by source)."""
+    @sensor(jobs=list(jobs), minimum_interval_seconds=300,
+            description="Finds incomplete shows (stored photos far below the expected count) "
+                        "and requests a repair run per brand or season, limited to those "
+                        "shows; each show backs off (FASHION_REPAIR_BACKOFF, doubling) and is "
+                        "given up after FASHION_REPAIR_MAX_ATTEMPTS re-fetches.")
+    def coverage_sensor(context: SensorEvaluationContext, catalog: CatalogResource,
+                        crawler: CrawlerResource, clock: ClockResource
+                        ) -> SensorResult | SkipReason:
+        return coverage_tick(context, catalog, crawler, clock, repairs)
+
+    return coverage_sensor
+
+
+def coverage_tick(context: SensorEvaluationContext, catalog: CatalogResource,
+                  crawler: CrawlerResource, clock: ClockResource,
+                  repairs: Mapping[str, RepairJob]) -> SensorResult | SkipReason:
     """One bounded query finds the due shows; their attempts are recorded before the runs
     are requested, so a show is never re-fetched before its back-off is over."""
     engine, now = catalog.engine(), clock.now()
@@ -42,11 +60,11 @@ def coverage_sensor(context: SensorEvaluationContext, catalog: CatalogResource,
         context.log.warning(f"show {show_id} given up: {reason}")
     requests = []
     for run in runs:
-        job_name, assets = REPAIR_JOBS[run.source]
+        repair = repairs[run.source]
         scope = {"config": {"show_ids": list(run.show_ids)}}
         requests.append(RunRequest(
-            run_key=run.run_key, job_name=job_name, partition_key=run.partition_key,
-            run_config={"ops": {asset: scope for asset in assets}},
+            run_key=run.run_key, job_name=repair.name, partition_key=run.partition_key,
+            run_config={"ops": {asset: scope for asset in repair.scoped_assets}},
             tags={CRAWL_TAG: "coverage", BRAND_TAG: run.partition_key,
                   "fashion-assets/shows": str(len(run.show_ids))}))
     context.log.info(f"{len(due)} incomplete shows due: {len(requests)} repair runs, "

@@ -5,17 +5,19 @@ from dagster import SensorEvaluationContext, SensorResult, SkipReason, sensor
 from fashion_assets.catalog.runway import listed_season_codes
 from fashion_assets.partitions import runway_season_partitions
 from fashion_assets.resources import CatalogResource
-from fashion_assets.sources import vogue
+from fashion_assets.sources.registry import SOURCES
 
 
 @sensor(minimum_interval_seconds=300,
         description="Adds a runway_seasons partition (theImpression's second source) for each "
-                    "season code of the shows Vogue lists.")
+                    "season code of the shows the brand-partitioned sources (Vogue) list.")
 def runway_season_partitions_sensor(context: SensorEvaluationContext,
                                     catalog: CatalogResource) -> SensorResult | SkipReason:
     assert runway_season_partitions.name is not None
     known = set(context.instance.get_dynamic_partitions(runway_season_partitions.name))
-    missing = sorted(listed_season_codes(catalog.engine(), vogue.SOURCE) - known)
+    listed = set().union(*(listed_season_codes(catalog.engine(), source.name)
+                           for source in SOURCES if source.runway_partitioning == "brand"))
+    missing = sorted(listed - known)
     if not missing:
         return SkipReason(f"all {len(known)} seasons have a partition")
     context.log.info(f"adding {len(missing)} season partitions")

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from fashion_assets.demo import replica_env
 from fashion_assets.replica import (
     HOSTILE_BRAND,
     ROBOTS_BLOCKED_BRAND,
@@ -168,11 +169,7 @@ def pipeline_env(home: Path, database_url: str, store_url: str, replica: Replica
         "FASHION_HOME": str(home),
         "FASHION_DATABASE_URL": database_url,
         "FASHION_STORE_URL": store_url,
-        "FASHION_VOGUE_BASE_URL": replica.base_url,
-        "FASHION_VOGUE_IMAGE_HOSTS": replica.cdn_url.split("://", 1)[1],
-        "FASHION_THEIMPRESSION_BASE_URL": replica.impression_url,
-        "FASHION_THEIMPRESSION_IMAGE_HOSTS": ",".join(
-            url.split("://", 1)[1] for url in (replica.impression_cdn_url, replica.impression_url)),
+        **replica_env(replica),
         "FASHION_RETRY_BACKOFF": "0.01",
         "FASHION_HTTP_TIMEOUT": "5",
         "FASHION_PAGE_DELAY": "0",

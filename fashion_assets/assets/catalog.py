@@ -11,6 +11,7 @@ from fashion_assets.catalog.entities import RUNWAY, STREET
 from fashion_assets.catalog.promotion import approved_backlog, promote
 from fashion_assets.report import table
 from fashion_assets.resources import CatalogResource, ReviewPageResource
+from fashion_assets.sources.registry import runway_sources
 
 GROUP = "catalog"
 # The entity key's columns in the promotion preview, in the crawl tables' words.
@@ -22,7 +23,8 @@ _KEY_COLUMNS = {RUNWAY.kind: [("brand", "string"), ("season code", "string")],
     group_name=GROUP,
     owners=["team:fashion-assets"],
     kinds={"sql"},
-    deps=["runway_drafts", "impression_runway_drafts", "street_snap_drafts"],
+    deps=[*(s.runway_names.drafts for s in runway_sources() if s.runway_names),
+          "street_snap_drafts"],
     description="The drafts editors approved that wait for promotion. Its blocking checks "
                 "(source keys unique, photos stored) must pass before catalog_entries runs.",
 )

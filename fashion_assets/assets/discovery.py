@@ -13,7 +13,7 @@ from fashion_assets.assets.policies import CRAWL_RETRY, listing_failures
 from fashion_assets.assets.steps import step_progress
 from fashion_assets.catalog.discovery import brand_spellings, hold_designers, register_designers
 from fashion_assets.crawl import loop
-from fashion_assets.crawl.discovery import DesignerListings, read_designer_listings
+from fashion_assets.crawl.discovery import DesignerListings, most_pages, read_designer_listings
 from fashion_assets.crawl.http import Fetcher
 from fashion_assets.domain.discovery import Discovery, DiscoveryScope, discover
 from fashion_assets.partitions import brand_partitions
@@ -22,8 +22,9 @@ from fashion_assets.resources import (
     CatalogResource,
     CrawlerResource,
     DiscoveryResource,
-    VogueSourceResource,
+    SourceResource,
 )
+from fashion_assets.sources.registry import VOGUE
 from fashion_assets.sources.vogue import PUBLIC_BASE_URL, designer_path
 
 GROUP = "discovery"
@@ -40,20 +41,21 @@ GROUP = "discovery"
                 "a new designer whose name spells a registered brand waits for an editor.",
 )
 def vogue_designer_discovery(context: AssetExecutionContext, catalog: CatalogResource,
-                             vogue: VogueSourceResource, crawler: CrawlerResource,
+                             vogue: SourceResource, crawler: CrawlerResource,
                              discovery: DiscoveryResource) -> MaterializeResult:
     engine = catalog.engine()
-    site = vogue.site()
-    # The directory, the landing page and at most this many season pages.
-    tracker = step_progress(context, engine, crawler, "discovery", 2 + discovery.seasons,
-                            unit="pages", partition=site.source)
+    site = vogue.site(VOGUE)
+    # At most this many pages, until the landing page names its seasons.
+    tracker = step_progress(context, engine, crawler, "discovery",
+                            most_pages(discovery.seasons), unit="pages", partition=site.source)
 
     async def read() -> DesignerListings:
         async with Fetcher(crawler.http_policy(), vogue.host_policy()) as fetcher, \
                 tracker.beating():
             return await read_designer_listings(
                 fetcher, site, seasons=discovery.seasons, max_page_bytes=crawler.max_page_bytes,
-                on_page=lambda page: tracker.show_done(page.path))
+                on_page=lambda page, pages: tracker.show_done(
+                    page.path, shows_total_delta=pages - tracker.shows_total))
 
     # DiscoveryError: retried only when the source did not answer. The row ends after the
     # last write, not after the last page.

@@ -32,13 +32,7 @@ from sqlalchemy import Engine
 
 from fashion_assets.catalog.health import PartitionKind, partition_counts
 from fashion_assets.domain.health import Health, PartitionCounts, Verdict, judge
-from fashion_assets.partitions import (
-    brand_partitions,
-    fashion_week_partitions,
-    runway_season_partitions,
-)
 from fashion_assets.resources import CatalogResource
-from fashion_assets.sources import theimpression, vogue
 
 CHECK_NAME = "partition_health"
 
@@ -49,22 +43,14 @@ warnings.filterwarnings("ignore", category=PreviewWarning,
 
 @dataclass(frozen=True)
 class DraftsAsset:
-    """A drafts asset as its health is judged: its source, partitions, kind of partition
-    and what its partitions hold."""
+    """A drafts asset as its health is judged: its name, source, partitions, kind of
+    partition and what its partitions hold."""
 
+    name: str
     source: str
     partitions: PartitionsDefinition
     kind: PartitionKind
     unit: str
-
-
-DRAFTS_ASSETS = {
-    "runway_drafts": DraftsAsset(vogue.SOURCE, brand_partitions, "brand", "shows"),
-    "impression_runway_drafts": DraftsAsset(theimpression.SOURCE, runway_season_partitions,
-                                            "season", "shows"),
-    "street_snap_drafts": DraftsAsset(theimpression.SOURCE, fashion_week_partitions, "week",
-                                      "articles"),
-}
 
 
 def _metadata(counts: PartitionCounts, unit: str) -> dict[str, int]:
@@ -77,14 +63,14 @@ def _severity(verdict: Verdict) -> AssetCheckSeverity:
         AssetCheckSeverity.WARN)
 
 
-def report_partition_health(context: AssetExecutionContext, engine: Engine) -> None:
+def report_partition_health(context: AssetExecutionContext, engine: Engine,
+                            drafts: DraftsAsset) -> None:
     """Record the health check of every partition the drafts step just materialized.
 
     Each evaluation names the partition's materialization it judges: Dagster shows a check
     as the partition's status only while it targets the latest materialization, so this
     runs after the step yielded its result (and Dagster stored it).
     """
-    drafts = DRAFTS_ASSETS[context.asset_key.to_user_string()]
     counts = partition_counts(engine, drafts.kind, drafts.source, context.partition_keys)
     for key, partition in counts.items():
         verdict = judge(partition, drafts.unit)
@@ -107,8 +93,9 @@ def _latest_materialization(context: AssetExecutionContext, partition: str
         storage_id=record.storage_id, run_id=record.run_id, timestamp=record.timestamp)
 
 
-def _health_check(asset_name: str, drafts: DraftsAsset) -> AssetChecksDefinition:
-    @asset_check(asset=AssetKey(asset_name), name=CHECK_NAME, partitions_def=drafts.partitions,
+def health_check(drafts: DraftsAsset) -> AssetChecksDefinition:
+    """The partition health check of a drafts asset."""
+    @asset_check(asset=AssetKey(drafts.name), name=CHECK_NAME, partitions_def=drafts.partitions,
                  description=f"{drafts.unit.capitalize()} failed, photos missing and "
                              f"{drafts.unit} given up in this partition: WARN when some "
                              f"failed or were given up on, ERROR when every one failed. "
@@ -125,5 +112,3 @@ def _health_check(asset_name: str, drafts: DraftsAsset) -> AssetChecksDefinition
 
     return partition_health
 
-
-health_checks = [_health_check(name, drafts) for name, drafts in DRAFTS_ASSETS.items()]

@@ -2,13 +2,20 @@
 (listing, manifests, drafts, discovery) writes the run's row, so the status page, the CLI
 and the stuck-run sensor see the run from its first request to its last write."""
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
 
 from dagster import AssetExecutionContext
 from sqlalchemy import Engine
 
+from fashion_assets.assets.policies import listing_failures
+from fashion_assets.crawl import loop
+from fashion_assets.crawl.http import Fetcher
+from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.progress import CrawlProgress, runs_later
 from fashion_assets.resources import CrawlerResource
+
+T = TypeVar("T")
 
 
 def step_progress(context: AssetExecutionContext, engine: Engine, crawler: CrawlerResource,
@@ -31,3 +38,20 @@ def partition_label(context: AssetExecutionContext) -> str:
         if keys.start != keys.end:
             return f"{keys.start}..{keys.end}"
     return context.partition_key
+
+
+def run_listing(context: AssetExecutionContext, engine: Engine, crawler: CrawlerResource,
+                hosts: HostPolicy, *, unit: str, later: Sequence[str],
+                read: Callable[[Fetcher], Awaitable[T]]) -> T:
+    """The listing of the run's one partition (a season, a week), read by ``read`` with the
+    run's fetcher, in the progress row; one that failed for good fails the step unretried."""
+    tracker = step_progress(context, engine, crawler, "listing", 1, unit=unit, later=later)
+
+    async def run() -> T:
+        async with Fetcher(crawler.http_policy(), hosts) as fetcher, tracker.beating():
+            return await read(fetcher)
+
+    with listing_failures(), tracker:
+        listing = loop.run(run())
+        tracker.show_done(context.partition_key)
+    return listing

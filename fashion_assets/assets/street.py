@@ -9,17 +9,15 @@ from collections.abc import Iterator
 
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
-from fashion_assets.assets.health import report_partition_health
-from fashion_assets.assets.policies import CRAWL_RETRY, listing_failures
-from fashion_assets.assets.steps import step_progress
+from fashion_assets.assets.drafts_step import run_drafts
+from fashion_assets.assets.health import DraftsAsset, health_check, report_partition_health
+from fashion_assets.assets.policies import CRAWL_RETRY
+from fashion_assets.assets.steps import run_listing
 from fashion_assets.catalog import street as street_catalog
 from fashion_assets.catalog.entities import STREET
-from fashion_assets.crawl import loop
-from fashion_assets.crawl.http import Fetcher
 from fashion_assets.crawl.impression import crawl_week_listing
 from fashion_assets.crawl.street import ArticleResult, ingest_articles
 from fashion_assets.partitions import fashion_week_partitions
-from fashion_assets.progress import ProgressLog
 from fashion_assets.report import ingest_counts, table
 from fashion_assets.resources import (
     CatalogResource,
@@ -27,11 +25,14 @@ from fashion_assets.resources import (
     CrawlerResource,
     ObjectStoreResource,
     ReviewPageResource,
-    TheImpressionSourceResource,
+    SourceResource,
 )
+from fashion_assets.sources.registry import THEIMPRESSION
 
 GROUP = "street_style"
 OWNERS = ["team:fashion-assets"]
+STREET_DRAFTS = DraftsAsset("street_snap_drafts", THEIMPRESSION.name, fashion_week_partitions,
+                            "week", "articles")
 
 
 @asset(
@@ -45,25 +46,19 @@ OWNERS = ["team:fashion-assets"]
                 "holds the articles as waiting for an editor (fashion-assets names list).",
 )
 def street_style_listings(context: AssetExecutionContext, catalog: CatalogResource,
-                          theimpression: TheImpressionSourceResource,
+                          theimpression: SourceResource,
                           crawler: CrawlerResource, clock: ClockResource) -> MaterializeResult:
     week = context.partition_key
     engine = catalog.engine()
-    site = theimpression.site()
+    site = theimpression.site(THEIMPRESSION)
     now = clock.now()
 
-    tracker = step_progress(context, engine, crawler, "listing", 1, unit="weeks",
-                            later=("street_snap_drafts",))
-
-    async def run():
-        async with Fetcher(crawler.http_policy(), theimpression.host_policy()) as fetcher, \
-                tracker.beating():
-            return await crawl_week_listing(fetcher, site, engine, week, now=now,
-                                            run_id=context.run.run_id, limits=crawler.limits())
-
-    with listing_failures(), tracker:
-        listing = loop.run(run())
-        tracker.show_done(week)
+    listing = run_listing(
+        context, engine, crawler, theimpression.host_policy(), unit="weeks",
+        later=("street_snap_drafts",),
+        read=lambda fetcher: crawl_week_listing(fetcher, site, engine, week, now=now,
+                                                run_id=context.run.run_id,
+                                                limits=crawler.limits()))
     city = listing.city or f"waiting: {listing.city_name!r} is not a known city"
     context.log.info(f"{week}: {len(listing.articles)} articles on {listing.pages} pages, "
                      f"{listing.new_articles} new, city {city}")
@@ -97,42 +92,32 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
                 "status) is skipped before any download.",
 )
 def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
-                       store: ObjectStoreResource, theimpression: TheImpressionSourceResource,
+                       store: ObjectStoreResource, theimpression: SourceResource,
                        crawler: CrawlerResource, review_page: ReviewPageResource
                        ) -> Iterator[MaterializeResult]:
     week = context.partition_key
     engine = catalog.engine()
-    site = theimpression.site()
+    site = theimpression.site(THEIMPRESSION)
     object_store = store.open()
     articles = street_catalog.week_articles(engine, week, site.source)
-    progress = ProgressLog(context.log.info, len(articles))
-    # An article's photo count is only known once its page is read: the total grows with it.
-    tracker = step_progress(context, engine, crawler, "drafts", len(articles), unit="articles")
 
-    def on_result(r: ArticleResult) -> None:
+    def label(r: ArticleResult) -> tuple[str, str]:
         key = r.article.entity_key
-        progress.add(f"{week} {key.city} {key.year}-{key.month:02d} {r.article.source_path}: "
-                     f"{r.outcome.value} ({r.images_stored} stored, {r.images_missing} missing)"
-                     f"{' - ' + r.reason if r.reason else ''}")
-        handled = r.images_stored + r.images_missing
-        tracker.show_done(f"{key.city} {key.year}-{key.month:02d} {r.article.source_path}",
-                          photos_done_delta=handled, photos_total_delta=handled)
+        album = f"{key.city} {key.year}-{key.month:02d} {r.article.source_path}"
+        return f"{week} {album}", album
 
-    async def run():
-        async with (Fetcher(crawler.http_policy(), theimpression.host_policy()) as fetcher,
-                    tracker.beating()):
-            results = await ingest_articles(fetcher, object_store, engine, site, articles,
-                                            run_id=context.run.run_id, limits=crawler.limits(),
-                                            on_result=on_result)
-            return results, fetcher.counters
-
-    with tracker:
-        results, counters = loop.run(run())
-    progress.flush()
+    # An article's photo count is only known once its page is read: the total grows with it.
+    drafted = run_drafts(
+        context, engine, crawler, theimpression.host_policy(), len(articles), unit="articles",
+        photos_planned=0, label=label, planned=lambda r: 0,
+        ingest=lambda fetcher, on_result: ingest_articles(
+            fetcher, object_store, engine, site, articles, run_id=context.run.run_id,
+            limits=crawler.limits(), on_result=on_result))
+    results = drafted.results
     yield MaterializeResult(metadata={
-        **ingest_counts("articles_", results, counters, object_store.url),
-        "shows_done": tracker.shows_done,
-        "shows_total": tracker.shows_total,
+        **ingest_counts("articles_", results, drafted.counters, object_store.url),
+        "shows_done": drafted.done,
+        "shows_total": drafted.total,
         **table("articles_table", [("album", "string"), ("article", "string"),
                                    ("outcome", "string"), ("draft", "int"),
                                    ("review page", "url"), ("stored", "int"),
@@ -143,7 +128,8 @@ def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
                   r.images_missing, r.reason) for r in results]),
     })
     # After the materialization: an evaluation older than it would not count as current.
-    report_partition_health(context, engine)
+    report_partition_health(context, engine, STREET_DRAFTS)
 
 
 street_assets = [street_style_listings, street_snap_drafts]
+street_health = health_check(STREET_DRAFTS)

@@ -19,7 +19,8 @@ from sqlalchemy import Engine, text
 
 from fashion_assets.catalog.db import utc_naive
 from fashion_assets.catalog.entities import same_source
-from fashion_assets.catalog.runway import SHOW_JOINS, insert_rows
+from fashion_assets.catalog.runway import SHOW_JOINS
+from fashion_assets.catalog.sql import insert_rows
 from fashion_assets.domain.coverage import (
     CoverageColumns,
     CoverageRules,
@@ -29,7 +30,7 @@ from fashion_assets.domain.coverage import (
     give_up_reason,
     incomplete_sql,
 )
-from fashion_assets.sources import vogue
+from fashion_assets.sources.registry import SOURCES
 
 
 def _incomplete(rules: CoverageRules) -> str:
@@ -37,13 +38,18 @@ def _incomplete(rules: CoverageRules) -> str:
     return f"{subject} AND {incomplete_sql(expected, stored, rules)}"
 
 
-# The incomplete shows, with the partition each is crawled by (Vogue's brands,
-# theImpression's seasons). Computed first, on its own (MATERIALIZED): joined with the
-# sensor's attempts in one query, the planner misjudged the attempts' filter and read the
-# 100,000 shows by nested index lookups, 5x slower (docs/catalog-benchmarks.md).
+# The partition a show is crawled by, as its source declares (sources/registry.py): the brand
+# for Vogue's, the season code for theImpression's.
+_PARTITION_KEY = "CASE s.source {} ELSE s.season_code END".format(" ".join(
+    f"WHEN '{s.name}' THEN s.brand_slug" for s in SOURCES if s.runway_partitioning == "brand"))
+
+# The incomplete shows, with the partition each is crawled by. Computed first, on its own
+# (MATERIALIZED): joined with the sensor's attempts in one query, the planner misjudged the
+# attempts' filter and read the 100,000 shows by nested index lookups, 5x slower
+# (docs/catalog-benchmarks.md).
 _INCOMPLETE_SHOWS = (
-    "SELECT s.id, s.source, CASE WHEN s.source = :vogue THEN s.brand_slug"
-    " ELSE s.season_code END AS partition_key" + SHOW_JOINS + " WHERE {rule}")
+    f"SELECT s.id, s.source, {_PARTITION_KEY} AS partition_key" + SHOW_JOINS
+    + " WHERE {rule}")
 
 
 def due_repairs(engine: Engine, rules: CoverageRules, now: datetime, limit: int
@@ -60,7 +66,7 @@ def due_repairs(engine: Engine, rules: CoverageRules, now: datetime, limit: int
         " r.next_attempt_at, c.id LIMIT :limit")
     with engine.connect() as conn:
         rows = conn.execute(sql, {"now": utc_naive(now), "limit": limit,
-                                  "vogue": vogue.SOURCE}).all()
+}).all()
     return [DueShow(int(i), str(src), str(key), int(a)) for i, src, key, a in rows]
 
 
@@ -246,7 +252,7 @@ def coverage_report(engine: Engine, rules: CoverageRules, now: datetime, *,
             " SELECT count(*), COALESCE(sum(CASE WHEN r.next_attempt_at > :now THEN 1 ELSE 0"
             " END), 0) FROM incomplete c LEFT JOIN coverage_repairs r ON r.show_id = c.id"
             " WHERE r.gave_up_at IS NULL"),
-            {"now": utc_naive(now), "vogue": vogue.SOURCE}).one()
+            {"now": utc_naive(now)}).one()
         latest = _given_up(conn.execute(text(
             f"{_GIVEN_UP} ORDER BY r.gave_up_at DESC, s.id LIMIT :n"), {"n": limit}))
     return CoverageReport(int(incomplete), int(backing_off),

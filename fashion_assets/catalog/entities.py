@@ -17,7 +17,8 @@ from fashion_assets.domain.promotion import CONTRIBUTING_STATUSES
 
 @dataclass(frozen=True)
 class EntityTables:
-    """Where one kind of entity lives: its drafts, its catalog entries, and its key."""
+    """Where one kind of entity lives: its drafts, its catalog entries, and its key; what a
+    new draft copies from its listed row; where that row's missing photos are kept."""
 
     kind: str
     drafts: str
@@ -28,6 +29,12 @@ class EntityTables:
     key: tuple[str, ...]
     # Entry columns taken from the lead draft (domain/promotion.py: lead_draft).
     copied: tuple[str, ...]
+    # Draft columns a new draft copies from its listed row (a show, an article), read off
+    # the row by name like the key's (catalog/drafts.py: write_draft).
+    listed: tuple[str, ...]
+    # The photos a listed row's draft could not get, by the row's id (``missing_fk``).
+    missing_images: str
+    missing_fk: str
 
 
 RUNWAY = EntityTables(
@@ -35,12 +42,15 @@ RUNWAY = EntityTables(
     catalog="brand_runways", catalog_images="brand_runway_images", catalog_image_fk="runway_id",
     key=("brand_slug", "season_code"),
     copied=("title", "season", "year", "collection_type", "city", "expected_images"),
+    listed=("season", "year", "collection_type", "city", "city_name"),
+    missing_images="runway_missing_images", missing_fk="show_id",
 )
 STREET = EntityTables(
     kind="street", drafts="street_snap_drafts", draft_images="street_snap_draft_images",
     catalog="street_snaps", catalog_images="street_snap_images", catalog_image_fk="snap_id",
     key=("city", "year", "month"),
     copied=("title",),
+    listed=(), missing_images="street_missing_images", missing_fk="article_id",
 )
 ENTITIES = {RUNWAY.kind: RUNWAY, STREET.kind: STREET}
 

@@ -143,20 +143,25 @@ def start(engine: Engine, run_id: str, kind: str, partition_key: str, shows_tota
 
 
 def show_done(engine: Engine, run_id: str, current_show: str, *, photos_done_delta: int = 0,
-              photos_total_delta: int = 0, now: datetime | None = None) -> bool:
+              photos_total_delta: int = 0, shows_total_delta: int = 0,
+              now: datetime | None = None) -> bool:
     """Count one more finished show, with the photos it handled; beats too.
 
     ``photos_total_delta`` corrects the planned total once the show's real count is known (a
-    skipped show downloads none of the photos it was planned with). One UPDATE, one commit:
-    cheap enough for every show. False when the run is not running (nothing changed).
+    skipped show downloads none of the photos it was planned with); ``shows_total_delta``
+    likewise the planned shows (discovery learns from its landing page how many pages it
+    reads). One UPDATE, one commit: cheap enough for every show. False when the run is not
+    running (nothing changed).
     """
     with engine.begin() as conn:
         changed = conn.execute(_timed(
             "UPDATE crawl_progress SET shows_done = shows_done + 1, current_show = :show,"
-            " photos_done = photos_done + :done, photos_total = photos_total + :total,"
-            " heartbeat_at = :now WHERE run_id = :run AND status = 'running'"),
-            {"run": run_id, "show": current_show[:500], "done": photos_done_delta,
-             "total": photos_total_delta, "now": _stored(now)}).rowcount
+            " shows_total = shows_total + :shows, photos_done = photos_done + :done,"
+            " photos_total = photos_total + :total, heartbeat_at = :now"
+            " WHERE run_id = :run AND status = 'running'"),
+            {"run": run_id, "show": current_show[:500], "shows": shows_total_delta,
+             "done": photos_done_delta, "total": photos_total_delta,
+             "now": _stored(now)}).rowcount
     return bool(changed)
 
 

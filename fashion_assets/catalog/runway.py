@@ -1,8 +1,7 @@
-"""Catalog reads and writes of the runway crawl: brands, listings, manifests, drafts, log.
+"""Catalog reads and writes of runway shows: brands, listings, manifests, coverage.
 
-Set-based where it matters: one query gives a brand's whole ingest plan, and each show's
-draft, image rows, missing photos and log entry are written in one transaction (commit per
-show), so a killed run loses at most the show in flight and leaves nothing half-written.
+Set-based where it matters: one query gives a brand's whole ingest plan, and a manifest is
+stored with its log entry in one transaction. Drafts are written by ``catalog/drafts.py``.
 """
 
 from __future__ import annotations
@@ -16,19 +15,18 @@ from sqlalchemy import Connection, Engine, bindparam, text
 
 from fashion_assets.catalog.db import utc_naive
 from fashion_assets.catalog.entities import RUNWAY, same_entity, same_source
-from fashion_assets.catalog.promotion import remerge
+from fashion_assets.catalog.ingest_log import LogEntry, write_log_in
+from fashion_assets.catalog.photos import ManifestImage
+from fashion_assets.catalog.sql import insert_rows
 from fashion_assets.domain.coverage import (
     ACTIVE_STATUSES,
     Counts,
     CoverageRules,
     Observation,
     is_complete,
-    kept_expected_sql,
     merge_expected,
     show_coverage,
 )
-from fashion_assets.domain.ingest import Outcome, photos_added, repair_outcome
-from fashion_assets.domain.promotion import contributes
 from fashion_assets.domain.runway import RunwayEntityKey, RunwayShow, SourceKey
 
 
@@ -90,47 +88,6 @@ class ShowRow:
     @property
     def entity_key(self) -> RunwayEntityKey:
         return RunwayEntityKey(self.brand_slug, self.season_code)
-
-
-@dataclass(frozen=True)
-class ManifestImage:
-    position: int
-    url: str
-    caption: str | None
-
-
-@dataclass(frozen=True)
-class StoredImage:
-    position: int
-    object_key: str
-    source_image_url: str
-    content_type: str
-    width: int | None
-    height: int | None
-    byte_size: int
-
-
-@dataclass(frozen=True)
-class MissingImage:
-    position: int
-    url: str
-    reason: str
-    detail: str
-
-
-@dataclass(frozen=True)
-class LogEntry:
-    run_id: str
-    brand_slug: str
-    source: str
-    source_url: str
-    stage: str
-    outcome: str
-    draft_id: int | None = None
-    images_stored: int = 0
-    images_missing: int = 0
-    reason: str = ""
-    partition_key: str = ""  # the run's partition; the brand for Vogue's brand partitions
 
 
 @dataclass(frozen=True)
@@ -339,185 +296,8 @@ def manifest_images(engine: Engine, show_ids: Iterable[int]) -> dict[int, list[M
     return result
 
 
-def write_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
-                missing: Sequence[MissingImage], log: LogEntry) -> int | None:
-    """Write a show's draft, its photos, its missing photos and its log entry, all or nothing.
-
-    Returns the draft id, or None when a draft with the same source key appeared since the
-    plan was made (a concurrent run got there first): then only a ``skipped_conflict`` entry
-    is written. The photos it stored stay in the store; they are the same bytes under the
-    same keys as the other run's, so there is nothing to clean up.
-    """
-    with engine.begin() as conn:
-        row = conn.execute(
-            text(
-                "INSERT INTO brand_runway_drafts (source, source_url, brand_slug, season_code,"
-                " title, season, year, collection_type, city, city_name, expected_images)"
-                " VALUES (:source, :url, :brand, :code, :title, :season, :year, :ctype, :city,"
-                " :city_name, :expected)"
-                " ON CONFLICT (source, source_url) WHERE source_url <> '' DO NOTHING"
-                " RETURNING id"
-            ),
-            {"source": show.source, "url": show.source_url, "brand": show.brand_slug,
-             "code": show.season_code, "title": show.title, "season": show.season,
-             "year": show.year, "ctype": show.collection_type, "city": show.city,
-             "city_name": show.city_name, "expected": show.expected_images},
-        ).first()
-        if row is None:
-            write_log_in(conn, [replace(log, outcome=Outcome.SKIPPED_CONFLICT.value,
-                                        images_stored=0, images_missing=0,
-                                        reason="a concurrent run drafted this article first")])
-            return None
-        draft_id = int(row[0])
-        insert_rows(conn, "brand_runway_draft_images",
-                    ("draft_id", "position", "object_key", "source_image_url", "content_type",
-                     "width", "height", "byte_size"),
-                    [(draft_id, i.position, i.object_key, i.source_image_url, i.content_type,
-                      i.width, i.height, i.byte_size) for i in images])
-        record_missing(conn, show.id, missing)
-        write_log_in(conn, [replace(log, draft_id=draft_id, images_stored=len(images),
-                            images_missing=len(missing))])
-    return draft_id
-
-
-@dataclass(frozen=True)
-class DraftPhoto:
-    position: int
-    object_key: str
-    source_image_url: str
-
-
-def draft_photos(engine: Engine, draft_id: int) -> list[DraftPhoto]:
-    """The photos a draft holds, for a repair to compare with the show's manifest."""
-    with engine.connect() as conn:
-        rows = conn.execute(text(
-            "SELECT position, object_key, source_image_url FROM brand_runway_draft_images"
-            " WHERE draft_id = :id ORDER BY position"), {"id": draft_id}).all()
-    return [DraftPhoto(int(p), str(k), str(u)) for p, k, u in rows]
-
-
-@dataclass(frozen=True)
-class RepairWrite:
-    outcome: Outcome
-    draft_photos_added: int  # photos the draft has more than before (``photos_added``)
-    entry_photos_added: int  # photos its catalog entry gained by the merge (0: no entry)
-    complete: bool  # the show's coverage after the repair
-
-
-def repair_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
-                 missing: Sequence[MissingImage], log: LogEntry,
-                 rules: CoverageRules, *, held: Mapping[int, str]) -> RepairWrite:
-    """Add the photos a repair downloaded to the show's draft, all or nothing.
-
-    ``held`` is what the draft had before: its photos whose objects are in the store
-    (position -> source URL); the outcome is ``repaired`` only when the draft has more of
-    them afterwards (``photos_added``) or its catalog entry gained some.
-
-    Each photo takes its manifest position (a row at that position, or with the same
-    source URL, is replaced: its object was gone from the store). The draft's expected
-    count follows the manifest's by ``max``, the show's missing photos are replaced by
-    this attempt's, and when the draft contributes to a catalog entry the entry is merged
-    again so it gets the photos too. A show complete afterwards leaves the coverage
-    sensor's attempts behind (a later gap starts a fresh back-off).
-    """
-    assert show.draft_id is not None, "only a drafted show is repaired"
-    draft_id = show.draft_id
-    with engine.begin() as conn:
-        if images:
-            positions = ", ".join(f":p{n}" for n in range(len(images)))
-            urls = ", ".join(f":u{n}" for n in range(len(images)))
-            conn.execute(text(
-                "DELETE FROM brand_runway_draft_images WHERE draft_id = :id AND"
-                f" (position IN ({positions}) OR source_image_url IN ({urls}))"),
-                {"id": draft_id, **{f"p{n}": i.position for n, i in enumerate(images)},
-                 **{f"u{n}": i.source_image_url for n, i in enumerate(images)}})
-            insert_rows(conn, "brand_runway_draft_images",
-                        ("draft_id", "position", "object_key", "source_image_url",
-                         "content_type", "width", "height", "byte_size"),
-                        [(draft_id, i.position, i.object_key, i.source_image_url,
-                          i.content_type, i.width, i.height, i.byte_size) for i in images])
-        # The draft changes (and says so in updated_at) only when it gained photos or count.
-        conn.execute(text(
-            "UPDATE brand_runway_drafts SET expected_images ="
-            f" {kept_expected_sql(':expected', 'expected_images')},"
-            " updated_at = CURRENT_TIMESTAMP"
-            " WHERE id = :id AND (:added > 0 OR expected_images < :expected)"),
-            {"id": draft_id, "expected": show.expected_images, "added": len(images)})
-        conn.execute(text("DELETE FROM runway_missing_images WHERE show_id = :id"),
-                     {"id": show.id})
-        record_missing(conn, show.id, missing)
-        entry_added = 0
-        status, is_deleted = conn.execute(text("SELECT status, is_deleted FROM"
-                                               " brand_runway_drafts WHERE id = :id"),
-                                          {"id": draft_id}).one()
-        if contributes(status, bool(is_deleted)) and show.in_catalog:
-            entry_added = remerge(conn, RUNWAY, (show.brand_slug, show.season_code))
-        complete = _complete_now(conn, show, rules)
-        if complete:
-            conn.execute(text("DELETE FROM coverage_repairs WHERE show_id = :id"),
-                         {"id": show.id})
-        added = photos_added(held, [(i.position, i.source_image_url) for i in images])
-        outcome = repair_outcome(draft_photos_added=added, entry_photos_added=entry_added)
-        note = f"the catalog entry gained {entry_added} photos" if entry_added else ""
-        write_log_in(conn, [replace(log, outcome=outcome.value, draft_id=draft_id,
-                                    images_stored=len(images), images_missing=len(missing),
-                                    reason="; ".join(n for n in (log.reason, note) if n))])
-    return RepairWrite(outcome, added, entry_added, complete)
-
-
-def _complete_now(conn: Connection, show: ShowRow, rules: CoverageRules) -> bool:
-    """The show's coverage as this transaction sees it."""
+def is_complete_in(conn: Connection, show: ShowRow, rules: CoverageRules) -> bool:
+    """The show's coverage as the transaction ``conn`` sees it (a repair's write)."""
     row = conn.execute(text(f"SELECT {_COVERAGE_COLUMNS}{SHOW_JOINS} WHERE s.id = :id"),
                        {"id": show.id}).one()
     return replace(show, **_coverage_fields(row)).is_complete(rules)
-
-
-def record_missing(conn: Connection, show_id: int, missing: Sequence[MissingImage]) -> None:
-    if not missing:
-        return
-    conn.execute(
-        text("DELETE FROM runway_missing_images WHERE show_id = :id"), {"id": show_id}
-    )
-    insert_rows(conn, "runway_missing_images", ("show_id", "position", "url", "reason", "detail"),
-                [(show_id, m.position, m.url, m.reason, m.detail) for m in missing])
-
-
-def write_log(engine: Engine, entries: Sequence[LogEntry]) -> None:
-    if entries:
-        with engine.begin() as conn:
-            write_log_in(conn, entries)
-
-
-def write_log_in(conn: Connection, entries: Sequence[LogEntry]) -> None:
-    """Log entries inside the caller's transaction (committed with the data they describe)."""
-    insert_rows(conn, "ingest_log",
-                ("run_id", "brand_slug", "partition_key", "source", "source_url", "stage",
-                 "outcome", "draft_id", "images_stored", "images_missing", "reason"),
-                [(e.run_id, e.brand_slug, e.partition_key or e.brand_slug, e.source,
-                  e.source_url, e.stage, e.outcome, e.draft_id, e.images_stored,
-                  e.images_missing, e.reason[:2000])
-                 for e in entries])
-
-
-def insert_rows(conn: Connection, table: str, columns: Sequence[str],
-                rows: Sequence[Sequence[object]], *, on_conflict: str = "",
-                chunk: int = 500) -> int:
-    """Insert ``rows`` with one multi-row ``INSERT`` per chunk; return how many went in.
-
-    A plain executemany costs one round trip per row on psycopg2; a show's 40 photo rows
-    in one statement cost one. Table and column names come from this module, never from
-    input; values are always bound parameters.
-    """
-    inserted = 0
-    for start in range(0, len(rows), chunk):
-        part = rows[start:start + chunk]
-        values = ", ".join(
-            "(" + ", ".join(f":r{n}c{c}" for c in range(len(columns))) + ")"
-            for n in range(len(part)))
-        params = {f"r{n}c{c}": value for n, row in enumerate(part)
-                  for c, value in enumerate(row)}
-        conflict = f" ON CONFLICT {on_conflict}" if on_conflict else ""
-        result = conn.execute(text(f"INSERT INTO {table} ({', '.join(columns)}) VALUES {values}"
-                                   f"{conflict}"), params)
-        inserted += result.rowcount or 0
-    return inserted

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
-from fashion_assets.catalog.runway import ManifestImage, MissingImage, StoredImage
+from fashion_assets.catalog.photos import ManifestImage, MissingImage, StoredImage
 from fashion_assets.crawl.http import Fetcher
 from fashion_assets.domain.coverage import CoverageRules
 from fashion_assets.domain.media import MediaLimits, inspect_image
@@ -43,6 +43,7 @@ class SourceSite:
     public_base_url: str
     read_gallery: GalleryReader
     image_hosts: Collection[str] = ()
+    label: str = ""  # the source's name for people ("Vogue"), in outcomes and errors
 
     def url(self, path: str) -> str:
         return self.base_url.rstrip("/") + path

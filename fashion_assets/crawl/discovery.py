@@ -48,14 +48,23 @@ class DesignerListings:
         return tuple(page for page in self.pages if page.error)
 
 
+def most_pages(seasons: int) -> int:
+    """The pages a discovery reads at most: the directory, the landing page and the first
+    ``seasons`` of the seasons the landing page names."""
+    return 2 + seasons
+
+
 async def read_designer_listings(
         fetcher: Fetcher, site: SourceSite, *, seasons: int, max_page_bytes: int,
-        on_page: Callable[[ListingPage], None] = lambda page: None) -> DesignerListings:
+        on_page: Callable[[ListingPage, int], None] = lambda page, pages: None
+) -> DesignerListings:
     """Fetch the directory, the landing page and its first ``seasons`` season pages;
-    ``on_page`` hears of each page as it is read or fails (progress)."""
+    ``on_page`` hears of each page as it is read or fails, with the pages the discovery
+    reads as known by then (``most_pages`` until the landing page named its seasons)."""
     pages: list[ListingPage] = []
     designers: list[tuple[str, str]] = []
     transient: list[bool] = []
+    planned = most_pages(seasons)
 
     async def read(path: str, parse: Callable[[str], Any]) -> Any:
         """The page read by ``parse``, or None with its failure recorded."""
@@ -73,7 +82,7 @@ async def read_designer_listings(
 
     def record(page: ListingPage) -> None:
         pages.append(page)
-        on_page(page)
+        on_page(page, planned)
 
     def found(path: str, named: tuple[tuple[str, str], ...]) -> None:
         designers.extend(named)
@@ -82,8 +91,11 @@ async def read_designer_listings(
     directory = await read(vogue.DIRECTORY_PATH, vogue.parse_designer_directory)
     if directory is not None:
         found(vogue.DIRECTORY_PATH, directory)
+    # The landing page says how many season pages follow: none when it cannot be read.
+    planned = most_pages(0)
     landing = await read(vogue.LANDING_PATH, vogue.parse_landing_page)
     if landing is not None:
+        planned = most_pages(len(landing.seasons[:seasons]))
         found(vogue.LANDING_PATH, landing.designers)
     if directory is None and landing is None:
         raise DiscoveryError(

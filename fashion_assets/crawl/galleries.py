@@ -1,30 +1,30 @@
-"""Gallery readers: each source adapter's page parser, as the crawl's ``GalleryReader``."""
+"""Where a crawl reads a source: its address, and its adapter's gallery parser as the
+crawl's ``GalleryReader``, both from the source's declaration (``sources/registry.py``)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from functools import partial
 
-from fashion_assets.catalog.runway import ManifestImage
-from fashion_assets.crawl.base import Gallery, GalleryReader
-from fashion_assets.sources import theimpression, vogue
-
-
-def vogue_gallery(html: str, page_url: str) -> Gallery:
-    """A Vogue show page's Collection gallery (the page state holds every look)."""
-    page = vogue.parse_show_page(html)
-    return Gallery(page.title,
-                   tuple(ManifestImage(i.position, i.url, i.caption) for i in page.images),
-                   page.expected_images, page.skipped)
+from fashion_assets.catalog.photos import ManifestImage
+from fashion_assets.crawl.base import Gallery, GalleryReader, SourceSite
+from fashion_assets.sources.registry import Source
 
 
-def impression_gallery(image_hosts: Collection[str]) -> GalleryReader:
-    """theImpression's article reader, keeping photos on the site and its image hosts only."""
-    return partial(_impression_gallery, image_hosts=frozenset(image_hosts))
+def gallery_reader(source: Source, image_hosts: Collection[str]) -> GalleryReader:
+    """The source's gallery pages read into ``Gallery``, photos kept to ``image_hosts`` where
+    the adapter checks hosts at parse time."""
+    hosts = frozenset(image_hosts)
+
+    def read(html: str, page_url: str) -> Gallery:
+        page = source.read_gallery(html, page_url, hosts)
+        return Gallery(page.title,
+                       tuple(ManifestImage(i.position, i.url, i.caption) for i in page.images),
+                       page.expected_images, tuple(page.skipped))
+
+    return read
 
 
-def _impression_gallery(html: str, page_url: str, *, image_hosts: frozenset[str]) -> Gallery:
-    page = theimpression.parse_article_page(html, page_url=page_url, image_hosts=image_hosts)
-    return Gallery(page.title,
-                   tuple(ManifestImage(i.position, i.url, i.caption) for i in page.images),
-                   page.expected_images, page.skipped)
+def source_site(source: Source, base_url: str, image_hosts: Collection[str]) -> SourceSite:
+    """The source fetched from ``base_url`` (the site, a mirror or the replica)."""
+    return SourceSite(source.name, base_url.rstrip("/"), source.public_base_url,
+                      gallery_reader(source, image_hosts), tuple(image_hosts), source.label)

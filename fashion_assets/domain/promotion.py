@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-# Sources in the order their photos and text lead an entry: Vogue's looks are the reference
-# gallery of a show, theImpression's add what Vogue lacks.
-SOURCE_PRIORITY: tuple[str, ...] = ("vogue", "theimpression")
+from fashion_assets.sources.registry import SOURCES
+
+# Sources in the order their photos and text lead an entry: the registry's order (Vogue's
+# looks are the reference gallery of a show, theImpression's add what Vogue lacks).
+SOURCE_PRIORITY: tuple[str, ...] = tuple(source.name for source in SOURCES)
 # Statuses whose drafts make up an entry: approved ones are promoted now, promoted ones were
 # before and stay part of it.
 CONTRIBUTING_STATUSES: tuple[str, ...] = ("approved", "promoted")

@@ -6,37 +6,17 @@ next page, never photos, so they are read apart from the article pages that hold
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from parsel import Selector
 
 from fashion_assets.sources import theimpression_markup as markup
 from fashion_assets.sources.errors import PageParseError
 from fashion_assets.sources.fields import SLUG_RE, UNSTORABLE_RE, clean_text, quote
+from fashion_assets.sources.pages import ListedArticle, ListingPage
 
 # Where the listing's entries and headings are never found.
 _NOT_CONTENT_TAGS = frozenset({"aside", "nav", "footer", "header", "template"})
 # SEO plugins announce the next page of an archive in the head too.
 _HEAD_NEXT_XPATH = "//link[@href][contains(concat(' ', normalize-space(@rel), ' '), ' next ')]"
-
-
-@dataclass(frozen=True)
-class ListedArticle:
-    """One entry of a listing: an article to read later, named by its site path."""
-
-    title: str
-    path: str
-    designer: str | None
-
-
-@dataclass(frozen=True)
-class ListingPage:
-    """One page of a street-style or runway listing."""
-
-    heading: str
-    articles: tuple[ListedArticle, ...]
-    next_path: str | None
-    skipped: tuple[str, ...]
 
 
 def street_listing_path(week_slug: str, page: int = 1) -> str:

@@ -18,7 +18,8 @@ from fashion_assets.catalog.backpressure import (
     read_state,
 )
 from fashion_assets.catalog.db import create_catalog_engine, is_postgres
-from fashion_assets.catalog.runway import add_brand, insert_rows
+from fashion_assets.catalog.runway import add_brand
+from fashion_assets.catalog.sql import insert_rows
 from fashion_assets.domain.backpressure import Backlog, BackpressureRules, Level
 from fashion_assets.resources import catalog_engine
 

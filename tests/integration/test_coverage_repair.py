@@ -21,8 +21,10 @@ from sqlalchemy import text
 
 from fashion_assets.catalog.coverage import coverage_report, retry_given_up
 from fashion_assets.catalog.entities import RUNWAY
+from fashion_assets.catalog.ingest_log import LogEntry
+from fashion_assets.catalog.photos import ManifestImage
 from fashion_assets.catalog.promotion import promote
-from fashion_assets.catalog.runway import LogEntry, ManifestImage, store_manifest
+from fashion_assets.catalog.runway import store_manifest
 from fashion_assets.definitions import build_definitions
 from fashion_assets.domain.coverage import CoverageRules
 from fashion_assets.replica import (
@@ -34,7 +36,6 @@ from fashion_assets.replica import (
 )
 from fashion_assets.resources import catalog_engine, resources_from_env
 from fashion_assets.runs import crawl_brands
-from fashion_assets.sensors.coverage import coverage_sensor
 from fashion_assets.settings import home_dir
 from fashion_assets.storage import open_store
 from tests.catalog_db import query
@@ -197,7 +198,8 @@ def test_photos_deleted_from_the_entry_alone_come_back_without_a_download(
 
 def evaluate(env: dict[str, str], instance: DagsterInstance) -> SensorResult | SkipReason:
     with build_sensor_context(instance=instance, resources=resources_from_env(env)) as context:
-        return coverage_sensor(context)
+        sensor = build_definitions(env).get_repository_def().get_sensor_def("coverage_sensor")
+        return sensor(context)
 
 
 def test_photos_gone_for_good_are_re_fetched_on_the_back_off_schedule_then_given_up(

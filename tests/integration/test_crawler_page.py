@@ -18,7 +18,8 @@ import pytest
 from sqlalchemy import Engine, text
 
 from fashion_assets.catalog import progress
-from fashion_assets.catalog.runway import LogEntry, add_brand, write_log
+from fashion_assets.catalog.ingest_log import LogEntry, write_log
+from fashion_assets.catalog.runway import add_brand
 from fashion_assets.resources import catalog_engine
 from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, open_store

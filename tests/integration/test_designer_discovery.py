@@ -14,17 +14,20 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, SkipReason, build_schedule_context
 from dagster._utils.schedules import cron_string_iterator
+from sqlalchemy import event
 
-from fashion_assets.crawl.base import SourceSite
+from fashion_assets.catalog.discovery import register_designers
+from fashion_assets.catalog.runway import add_brand
 from fashion_assets.crawl.discovery import DiscoveryError, read_designer_listings
-from fashion_assets.crawl.galleries import vogue_gallery
+from fashion_assets.crawl.galleries import source_site
 from fashion_assets.crawl.http import Fetcher, HttpPolicy
 from fashion_assets.definitions import build_definitions
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.replica.site import HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND
-from fashion_assets.resources import resources_from_env
+from fashion_assets.resources import catalog_engine, resources_from_env
 from fashion_assets.runs import crawl_partitions, discover_designers, register_brands
+from fashion_assets.sources.registry import VOGUE
 from fashion_assets.tags import BRAND_TAG
 from tests.catalog_db import query
 from tests.conftest import pipeline_env
@@ -142,8 +145,51 @@ def test_a_new_designer_spelling_a_registered_brand_waits_for_an_editor(
     assert query(database_url, "SELECT count(*) FROM pending_names")[0][0] == 1
 
 
+def test_a_first_discovery_registers_its_designers_with_one_insert(database_url: str) -> None:
+    """Some 1,900 designers on the real site: one statement, not one transaction each. A
+    brand registered meanwhile keeps its row and gains the name only if it had none."""
+    engine = catalog_engine(database_url)
+    add_brand(engine, "chloe")
+    add_brand(engine, "dior", "Christian Dior")
+    houses = [(f"House {n}", f"house-{n}") for n in range(1900)]
+    statements: list[str] = []
+
+    def count(conn: object, cursor: object, statement: str, *args: object) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        new = register_designers(engine, [("Chloé", "chloe"), *houses, ("Dior", "dior")])
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+
+    assert new == [slug for _, slug in houses]
+    assert sum(s.startswith("INSERT INTO brands") for s in statements) == 1
+    names = dict(query(database_url, "SELECT slug, display_name FROM brands"))
+    assert len(names) == 1902 and names["house-1899"] == "House 1899"
+    assert (names["chloe"], names["dior"]) == ("Chloé", "Christian Dior")
+
+
+def test_a_finished_discovery_counts_as_many_pages_as_it_read(
+        tmp_path: Path, database_url: str, replica: ReplicaServer,
+        dagster_instance: DagsterInstance) -> None:
+    """The progress row plans the most pages there may be; the landing page names fewer
+    seasons than asked for here, and the finished row counts the pages really read."""
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica,
+                       FASHION_DISCOVERY_DENY=DENY_BAD_INPUT, FASHION_DISCOVERY_SEASONS="9")
+
+    found = discover_designers(dagster_instance, env)
+
+    assert found["success"], found
+    read = len(found["pages_table"])
+    assert read < 2 + 9
+    [row] = query(database_url, "SELECT shows_done, shows_total, unit, status FROM"
+                                " crawl_progress WHERE run_id = :r", r=found["run_id"])
+    assert row == (read, read, "pages", "finished")
+
+
 def listings_of(base_url: str, replica: ReplicaServer, seasons: int):
-    site = SourceSite("vogue", base_url, "https://www.vogue.com", vogue_gallery)
+    site = source_site(VOGUE, base_url, ())
     policy = HttpPolicy(user_agent="fashion-assets-test", timeout_s=5, retries=0,
                         page_delay_s=0)
 

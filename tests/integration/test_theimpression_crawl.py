@@ -14,7 +14,7 @@ import pytest
 from dagster import AssetCheckKey, AssetKey, DagsterInstance, materialize
 
 from bench.reliability import FAULT_CLIENT_ENV, FAULTS
-from fashion_assets.assets.runway import runway_show_listings
+from fashion_assets.assets.runway import runway_assets
 from fashion_assets.catalog import progress
 from fashion_assets.catalog.names import approve_name, list_pending, merge_name
 from fashion_assets.replica import (
@@ -28,6 +28,7 @@ from fashion_assets.replica import (
 )
 from fashion_assets.resources import catalog_engine, resources_from_env
 from fashion_assets.runs import crawl_partitions
+from fashion_assets.sources.registry import VOGUE
 from tests.catalog_db import query, snapshot
 from tests.conftest import normal_brands, pipeline_env
 
@@ -248,7 +249,8 @@ def test_the_city_prefixes_of_vogue_titles_resolve_to_canonical_cities(
         env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server)
         instance = DagsterInstance.ephemeral()
         instance.add_dynamic_partitions("brands", [HOSTILE_BRAND])
-        result = materialize([runway_show_listings], resources=resources_from_env(env),
+        listings = runway_assets(VOGUE).assets[0]
+        result = materialize([listings], resources=resources_from_env(env),
                              partition_key=HOSTILE_BRAND, instance=instance)
 
     assert result.success

@@ -1,0 +1,76 @@
+"""The drafts step every crawl ends with, runway shows and street articles alike: ingest the
+run's items through the one ingest path, with progress per item in the run's log and in its
+``crawl_progress`` row (for the status command, the /crawler page and the stuck-run rule).
+
+The step's asset says what its items are called and how each is planned; this module runs
+them and hands back the results and the fetcher's counters for the metadata.
+"""
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from dagster import AssetExecutionContext
+from sqlalchemy import Engine
+
+from fashion_assets.assets.steps import step_progress
+from fashion_assets.crawl import loop
+from fashion_assets.crawl.http import Fetcher
+from fashion_assets.crawl.ingest import IngestResult
+from fashion_assets.crawl.responses import FetchCounters
+from fashion_assets.domain.hosts import HostPolicy
+from fashion_assets.domain.ingest import Outcome
+from fashion_assets.progress import ProgressLog
+from fashion_assets.resources import CrawlerResource
+
+R = TypeVar("R", bound=IngestResult[Any])
+
+
+@dataclass(frozen=True)
+class DraftsRun(Generic[R]):
+    results: list[R]
+    counters: FetchCounters
+    done: int  # items of the progress row done, and its total
+    total: int
+
+
+def run_drafts(context: AssetExecutionContext, engine: Engine, crawler: CrawlerResource,
+               hosts: HostPolicy, count: int, *, unit: str, photos_planned: int,
+               label: Callable[[R], tuple[str, str]], planned: Callable[[R], int],
+               ingest: Callable[[Fetcher, Callable[[R], None]], Awaitable[list[R]]]
+               ) -> DraftsRun[R]:
+    """Ingest ``count`` items (``ingest`` with a fetcher and the per-item callback).
+
+    ``label``: a result's line prefix in the log and its name in the progress row;
+    ``planned``: the photos its item was planned with in ``photos_planned`` (each result
+    corrects its share, so the total ends as the photos really handled).
+    """
+    progress = ProgressLog(context.log.info, count)
+    tracker = step_progress(context, engine, crawler, "drafts", count, unit=unit,
+                            photos_total=photos_planned)
+
+    def on_result(result: R) -> None:
+        line, name = label(result)
+        progress.add(f"{line}: {result.outcome.value} ({_photos(result)}, "
+                     f"{result.images_missing} missing)"
+                     f"{' - ' + result.reason if result.reason else ''}")
+        handled = result.images_stored + result.images_missing
+        tracker.show_done(name, photos_done_delta=handled,
+                          photos_total_delta=handled - planned(result))
+
+    async def run() -> tuple[list[R], FetchCounters]:
+        async with Fetcher(crawler.http_policy(), hosts) as fetcher, tracker.beating():
+            return await ingest(fetcher, on_result), fetcher.counters
+
+    with tracker:
+        results, counters = loop.run(run())
+    progress.flush()
+    return DraftsRun(results, counters, tracker.shows_done, tracker.shows_total)
+
+
+def _photos(result: IngestResult[Any]) -> str:
+    """A repair may fetch photos the draft holds already (under new URLs): it says how many
+    of those it fetched were new to the draft."""
+    if result.outcome in (Outcome.REPAIRED, Outcome.UNREPAIRED):
+        return f"{result.photos_added} photos added of {result.images_stored} fetched"
+    return f"{result.images_stored} stored"

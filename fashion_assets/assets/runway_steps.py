@@ -1,0 +1,120 @@
+"""The runway crawl's manifests and drafts steps, the same for every runway source.
+
+The assets of each source (``assets/runway.py``) call these with the source's site and the
+shows of their run: the steps fetch through the crawl functions, which call the pure rules
+and write the catalog, and turn what happened into materialization metadata.
+"""
+
+from collections import Counter
+from collections.abc import Sequence
+
+from dagster import AssetExecutionContext, MaterializeResult
+from sqlalchemy import Engine
+
+from fashion_assets.assets.drafts_step import run_drafts
+from fashion_assets.assets.steps import step_progress
+from fashion_assets.catalog.coverage import given_up_shows
+from fashion_assets.catalog.entities import RUNWAY
+from fashion_assets.catalog.runway import ShowRow
+from fashion_assets.crawl import loop
+from fashion_assets.crawl.base import SourceSite
+from fashion_assets.crawl.http import Fetcher
+from fashion_assets.crawl.runway import ManifestResult, ShowResult, fetch_manifests, ingest_shows
+from fashion_assets.domain.hosts import HostPolicy
+from fashion_assets.progress import ProgressLog
+from fashion_assets.report import ingest_counts, table
+from fashion_assets.resources import (
+    CatalogResource,
+    CrawlerResource,
+    ObjectStoreResource,
+    ReviewPageResource,
+)
+
+
+def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
+                     crawler: CrawlerResource, site: SourceSite, hosts: HostPolicy,
+                     shows: Sequence[ShowRow], *, next_step: str) -> MaterializeResult:
+    """Fetch the missing manifests of ``shows`` and report them (both sources' step;
+    ``next_step``: the drafts asset that follows it when the run has it)."""
+    engine = catalog.engine()
+    progress = ProgressLog(context.log.info, len(shows))
+    tracker = step_progress(context, engine, crawler, "manifests", len(shows),
+                            later=(next_step,))
+
+    def on_result(result: ManifestResult) -> None:
+        tracker.show_done(f"{result.show.brand_slug} {result.show.season_code}")
+        if result.outcome != "kept":
+            progress.add(f"{result.show.brand_slug} {result.show.season_code}: manifest "
+                         f"{result.outcome}, {result.expected_images} photos "
+                         f"{result.reason}".rstrip())
+
+    async def run():
+        async with Fetcher(crawler.http_policy(), hosts) as fetcher, tracker.beating():
+            return await fetch_manifests(fetcher, site, engine, shows, run_id=context.run.run_id,
+                                         limits=crawler.limits(), on_result=on_result)
+
+    with tracker:
+        results = loop.run(run())
+    progress.flush()
+    counts = Counter(r.outcome for r in results)
+    return MaterializeResult(metadata={
+        "shows": len(results),
+        "fetched": counts["fetched"],
+        "kept": counts["kept"],
+        "failed": counts["failed"],
+        "expected_images": sum(r.expected_images for r in results),
+        **table("manifests_table", [("brand", "string"), ("season code", "string"),
+                                    ("manifest", "string"), ("expected photos", "int"),
+                                    ("reason", "string")],
+                [(r.show.brand_slug, r.show.season_code, r.outcome, r.expected_images,
+                  r.reason) for r in results]),
+    })
+
+
+def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
+                  store: ObjectStoreResource, crawler: CrawlerResource,
+                  review_page: ReviewPageResource, site: SourceSite, hosts: HostPolicy,
+                  shows: Sequence[ShowRow]) -> MaterializeResult:
+    """Draft ``shows`` and report the outcomes (every runway source's step), each draft with
+    a link to its review page."""
+    engine = catalog.engine()
+    object_store = store.open()
+    # The photos each show is planned with: its manifest's, if it is to be downloaded.
+    planned = {s.id: s.expected_images if s.has_manifest and not (s.drafted or s.in_catalog)
+               else 0 for s in shows}
+
+    def label(result: ShowResult) -> tuple[str, str]:
+        name = f"{result.show.brand_slug} {result.show.season_code}"
+        return name, name
+
+    drafted = run_drafts(
+        context, engine, crawler, hosts, len(shows), unit="shows",
+        photos_planned=sum(planned.values()), label=label,
+        planned=lambda r: planned.get(r.show.id, 0),
+        ingest=lambda fetcher, on_result: ingest_shows(
+            fetcher, object_store, engine, shows, run_id=context.run.run_id,
+            limits=crawler.limits(), on_result=on_result))
+    results = drafted.results
+    return MaterializeResult(metadata={
+        **ingest_counts("shows_", results, drafted.counters, object_store.url),
+        "shows_done": drafted.done,
+        "shows_total": drafted.total,
+        **_given_up(engine, shows),
+        **table("shows_table", [("brand", "string"), ("season code", "string"),
+                                ("outcome", "string"), ("draft", "int"), ("review page", "url"),
+                                ("stored", "int"), ("missing", "int"), ("reason", "string")],
+                [(r.show.brand_slug, r.show.season_code, r.outcome.value, r.draft_id,
+                  review_page.draft_url(RUNWAY.kind, r.draft_id), r.images_stored,
+                  r.images_missing, r.reason) for r in results]),
+    })
+
+
+def _given_up(engine: Engine, shows: Sequence[ShowRow]) -> dict[str, object]:
+    """The run's shows the coverage sensor gave up on, with why (a full crawl still tried
+    them, above)."""
+    given_up = given_up_shows(engine, [s.id for s in shows])
+    return {"given_up_shows": len(given_up), **(table(
+        "given_up_table", [("show", "url"), ("attempts", "int"), ("gave up", "string"),
+                           ("reason", "string")],
+        [(g.source_url, g.attempts, g.gave_up_at, g.reason) for g in given_up])
+        if given_up else {})}

@@ -1,0 +1,176 @@
+"""The one ingest path: each listed item (a runway show, a street-style article) becomes a
+draft, or has its draft repaired, committed item by item.
+
+Every kind of entity goes through the same steps: the decision (``decide_ingest``) first,
+needing no download; the item's gallery; its photos stored; the failure rule
+(``show_failure``); the draft written with its log entry in one transaction, a unique
+conflict (a concurrent run) being a skip; every other outcome logged. A kind brings only
+what differs (``IngestKind``): its tables, its log entry, its decision inputs, where its
+gallery comes from (runway: the stored manifest; street: the article page) and, for runway
+shows, the repair of a draft that lacks photos.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy import Engine
+
+from fashion_assets.catalog.drafts import DraftPhoto, Listed, RepairWrite, write_draft
+from fashion_assets.catalog.entities import EntityTables
+from fashion_assets.catalog.ingest_log import LogEntry, write_log
+from fashion_assets.catalog.photos import ManifestImage, MissingImage, StoredImage
+from fashion_assets.crawl.base import CrawlLimits, Gallery, missing_note, store_photos
+from fashion_assets.crawl.http import Fetcher
+from fashion_assets.domain.ingest import Action, IngestDecision, Outcome, show_failure
+from fashion_assets.storage import ObjectStore
+
+Item = TypeVar("Item", bound=Listed)
+
+
+@dataclass(frozen=True)
+class IngestResult(Generic[Item]):
+    """What the ingest did with one item (each kind names its own: ShowResult, ...)."""
+
+    item: Item
+    outcome: Outcome
+    draft_id: int | None = None
+    images_stored: int = 0
+    images_missing: int = 0
+    reason: str = ""
+    entry_photos_added: int = 0  # a repair's merge into the catalog entry
+    photos_added: int = 0  # a repair's: photos the draft has more (``photos_added``)
+
+
+Result = TypeVar("Result", bound=IngestResult[Any])
+
+
+@dataclass(frozen=True)
+class Repair(Generic[Item]):
+    """How a kind's draft gets the photos it lacks (runway shows: ``catalog/drafts.py``).
+    Both are blocking catalog calls, run in a thread."""
+
+    draft_photos: Callable[[Item], list[DraftPhoto]]
+    # (item, photos stored, photos missing, log entry, the draft's photos held before)
+    write: Callable[[Item, list[StoredImage], list[MissingImage], LogEntry, dict[int, str]],
+                    RepairWrite]
+
+
+@dataclass(frozen=True)
+class IngestKind(Generic[Item, Result]):
+    """What one kind of entity brings to the ingest path."""
+
+    tables: EntityTables  # where its drafts are written
+    result: Callable[..., Result]  # its ``IngestResult`` type
+    log_entry: Callable[[Item], LogEntry]  # the item's ingest entry, its outcome yet to fill
+    decide: Callable[[Item], IngestDecision]
+    # The item's gallery (title, photos, expected count), or why it has none: a failure.
+    gallery: Callable[[Item], Awaitable[Gallery | str]]
+    repair: Repair[Item] | None = None  # None: its drafts are never repaired
+
+
+@dataclass(frozen=True)
+class _Photos:
+    """Where a run's photos are fetched from and stored, sharing one set of slots."""
+
+    fetcher: Fetcher
+    store: ObjectStore
+    limits: CrawlLimits
+    slots: asyncio.Semaphore
+
+    async def fetch(self, images: Sequence[ManifestImage]
+                    ) -> tuple[list[StoredImage], list[MissingImage]]:
+        return await store_photos(self.fetcher, self.store, images, self.limits, self.slots)
+
+
+async def ingest(kind: IngestKind[Item, Result], fetcher: Fetcher, store: ObjectStore,
+                 engine: Engine, items: Sequence[Item], *, limits: CrawlLimits,
+                 on_result: Callable[[Result], None]) -> list[Result]:
+    """Turn each item into a draft, or repair its draft, committing item by item.
+
+    ``limits.show_concurrency`` items at a time, their photos sharing
+    ``limits.image_concurrency`` downloads; ``on_result`` hears of each item as it is done.
+    """
+    photos = _Photos(fetcher, store, limits, asyncio.Semaphore(limits.image_concurrency))
+    item_slots = asyncio.Semaphore(limits.show_concurrency)
+
+    async def one(item: Item) -> Result:
+        async with item_slots:
+            result = await _ingest_one(kind, photos, engine, item)
+        on_result(result)
+        return result
+
+    return list(await asyncio.gather(*(one(item) for item in items)))
+
+
+async def _ingest_one(kind: IngestKind[Item, Result], photos: _Photos, engine: Engine,
+                      item: Item) -> Result:
+    entry = kind.log_entry(item)
+    decision = kind.decide(item)
+    if not decision.download:
+        assert decision.outcome is not None
+        return await _record(kind, engine, item, entry, decision.outcome, decision.reason)
+    gallery = await kind.gallery(item)
+    if isinstance(gallery, str):
+        return await _record(kind, engine, item, entry, Outcome.FAILED, gallery)
+    if decision.action is Action.REPAIR:
+        assert kind.repair is not None, f"a {kind.tables.kind} draft is never repaired"
+        return await _repair(kind, kind.repair, photos, engine, item, gallery, entry)
+
+    try:
+        stored, missing = await photos.fetch(gallery.images)
+    except OSError as exc:  # StoreError or a disk error: nothing drafted, the next run retries
+        return await _record(kind, engine, item, entry, Outcome.FAILED, f"store error: {exc}")
+    failure = show_failure(expected=len(gallery.images), stored=len(stored),
+                           missing_reasons=[m.reason for m in missing])
+    if failure is not None:
+        return await _record(kind, engine, item, entry, Outcome.FAILED, failure)
+    note = _note(gallery, missing)
+    draft_id = await asyncio.to_thread(
+        write_draft, engine, kind.tables, item, gallery.title, gallery.expected_images,
+        stored, missing, replace(entry, outcome=Outcome.CREATED.value, reason=note))
+    if draft_id is None:
+        return kind.result(item, Outcome.SKIPPED_CONFLICT, reason="drafted by a concurrent run")
+    return kind.result(item, Outcome.CREATED, draft_id, len(stored), len(missing), note)
+
+
+async def _repair(kind: IngestKind[Item, Result], repair: Repair[Item], photos: _Photos,
+                  engine: Engine, item: Item, gallery: Gallery, entry: LogEntry) -> Result:
+    """Download only the photos the item's draft lacks and add them (``repair.write``).
+
+    Photos are compared by object key: a draft photo counts as present when its object is
+    in the store, and a gallery photo is fetched when no present draft photo came from
+    its URL. The draft's catalog entry, if it has one, is merged again, so photos deleted
+    from the entry alone come back without a download.
+    """
+    have = await asyncio.to_thread(repair.draft_photos, item)
+    try:
+        gone = await asyncio.to_thread(photos.store.missing, [p.object_key for p in have])
+        held = {p.position: p.source_image_url for p in have if p.object_key not in gone}
+        present = set(held.values())
+        stored, missing = await photos.fetch(
+            [image for image in gallery.images if image.url not in present])
+    except OSError as exc:  # StoreError or a disk error: nothing written, the next run retries
+        return await _record(kind, engine, item, entry, Outcome.FAILED, f"store error: {exc}")
+    note = _note(gallery, missing)
+    write = await asyncio.to_thread(repair.write, item, stored, missing,
+                                    replace(entry, reason=note), held)
+    return kind.result(item, write.outcome, write.draft_id, len(stored), len(missing), note,
+                       entry_photos_added=write.entry_photos_added,
+                       photos_added=write.draft_photos_added)
+
+
+def _note(gallery: Gallery, missing: Sequence[MissingImage]) -> str:
+    """The log's note of a draft: its missing photos, and what the page reader skipped."""
+    return "; ".join(filter(None, [missing_note(missing), *gallery.skipped[:5]]))
+
+
+async def _record(kind: IngestKind[Item, Result], engine: Engine, item: Item, entry: LogEntry,
+                  outcome: Outcome, reason: str) -> Result:
+    """Log an outcome that wrote no draft."""
+    await asyncio.to_thread(write_log, engine,
+                            [replace(entry, outcome=outcome.value, reason=reason)])
+    return kind.result(item, outcome, reason=reason)
