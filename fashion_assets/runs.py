@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fashion_assets import settings
-from fashion_assets.partitions import RUNWAY_PARTITIONS
-from fashion_assets.sources.registry import Source, runway_sources
+from fashion_assets.sources.registry import RUNWAY_PARTITION_NAMES, Source, runway_sources
 
 
 def default_dagster_home() -> Path:
@@ -83,14 +82,28 @@ def _runway_kind(name: str, source: Source) -> CrawlKind:
     """A runway source's crawl, as its declaration names its job and assets."""
     names, by = source.runway_names, source.runway_partitioning
     assert names is not None and by is not None
-    return CrawlKind(name, names.crawl_job, RUNWAY_PARTITIONS[by].name or by, names.listings,
+    return CrawlKind(name, names.crawl_job, RUNWAY_PARTITION_NAMES[by], names.listings,
                      names.drafts, "shows_", waits_for="brand" if by == "season" else "")
 
 
+def _by_partitioning() -> dict[str, CrawlKind]:
+    """--brand and --season: the registry's runway source partitioned that way (Vogue,
+    theImpression). A second source partitioned like one of them is crawled by the
+    schedules, sensors, backfills and the UI; the command line would need an option to
+    choose between them, so it refuses to guess."""
+    kinds: dict[str, CrawlKind] = {}
+    for source in runway_sources():
+        by = source.runway_partitioning
+        assert by is not None
+        if by in kinds:
+            raise ValueError(f"two runway sources are partitioned by {by}: "
+                             f"fashion-assets crawl cannot tell which --{by} means")
+        kinds[by] = _runway_kind(by, source)
+    return kinds
+
+
 CRAWL_KINDS = {
-    # --brand and --season: the runway source partitioned that way (Vogue, theImpression).
-    **{s.runway_partitioning: _runway_kind(s.runway_partitioning, s)
-       for s in runway_sources() if s.runway_partitioning},
+    **_by_partitioning(),
     "week": CrawlKind("week", "street_style_crawl", "fashion_weeks", "street_style_listings",
                       "street_snap_drafts", "articles_", waits_for="city"),
     # Consecutive brand partitions in one run (a partition range), keyed "first..last".

@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dagster import AssetCheckResult, AssetCheckSeverity, TableMetadataValue, asset_check
+from dagster import (
+    AssetCheckResult,
+    AssetChecksDefinition,
+    AssetCheckSeverity,
+    TableMetadataValue,
+    asset_check,
+)
 
 from fashion_assets.catalog import integrity
 from fashion_assets.report import table
@@ -48,14 +54,23 @@ def drafts_source_key_unique(catalog: CatalogResource) -> AssetCheckResult:
                    "source keys held by several drafts")
 
 
-@asset_check(asset="approved_drafts", blocking=True,
-             description="Every photo a draft references is in the object store.")
-def draft_photos_stored(catalog: CatalogResource, store: ObjectStoreResource
-                        ) -> AssetCheckResult:
-    checked, missing, examples = integrity.missing_objects(catalog.engine(), store.open(),
-                                                           "drafts")
-    return _result([{"object_key": key} for key in examples],
-                   "draft photos missing from the store", count=missing, checked=checked)
+def _photos_stored(asset: str, where: str, photos: str, *, blocking: bool
+                   ) -> AssetChecksDefinition:
+    """Every photo the drafts or the catalog (``where``) reference is in the object store."""
+    @asset_check(asset=asset, name=f"{photos.replace(' ', '_')}_stored", blocking=blocking,
+                 description=f"Every photo the {where} reference is in the object store.")
+    def photos_stored(catalog: CatalogResource, store: ObjectStoreResource
+                      ) -> AssetCheckResult:
+        checked, missing, examples = integrity.missing_objects(catalog.engine(), store.open(),
+                                                               where)
+        return _result([{"object_key": key} for key in examples],
+                       f"{photos} missing from the store", count=missing,
+                       checked=checked)
+
+    return photos_stored
+
+
+draft_photos_stored = _photos_stored("approved_drafts", "drafts", "draft photos", blocking=True)
 
 
 @asset_check(asset="catalog_entries",
@@ -73,14 +88,8 @@ def catalog_photos_from_own_drafts(catalog: CatalogResource) -> AssetCheckResult
                    "catalog photos that no approved draft of their entry holds")
 
 
-@asset_check(asset="catalog_entries",
-             description="Every photo the catalog references is in the object store.")
-def catalog_photos_stored(catalog: CatalogResource, store: ObjectStoreResource
-                          ) -> AssetCheckResult:
-    checked, missing, examples = integrity.missing_objects(catalog.engine(), store.open(),
-                                                           "catalog")
-    return _result([{"object_key": key} for key in examples],
-                   "catalog photos missing from the store", count=missing, checked=checked)
+catalog_photos_stored = _photos_stored("catalog_entries", "catalog", "catalog photos",
+                                       blocking=False)
 
 
 catalog_checks = [drafts_source_key_unique, draft_photos_stored, catalog_entity_key_unique,

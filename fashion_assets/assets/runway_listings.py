@@ -10,7 +10,7 @@ from dagster import AssetExecutionContext, MaterializeResult
 from sqlalchemy import Engine
 
 from fashion_assets.assets.policies import listing_failures
-from fashion_assets.assets.steps import run_listing, step_progress
+from fashion_assets.assets.steps import log_listing, run_listing, step_progress
 from fashion_assets.catalog import names
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.base import SourceSite
@@ -78,9 +78,8 @@ def _list_brand(context: AssetExecutionContext, engine: Engine, site: SourceSite
 
     listing = loop.run(run())
     name_note = names.record_own_name(engine, brand, listing.display_name)
-    context.log.info(f"{brand}: {len(listing.shows)} shows listed, {listing.new_shows} new")
-    for note in listing.skipped:
-        context.log.warning(f"{brand}: skipped listing entry: {note}")
+    log_listing(context, brand, f"{len(listing.shows)} shows listed, {listing.new_shows} new",
+                listing.skipped)
     if name_note:
         context.log.warning(f"{brand}: {name_note}")
     return listing
@@ -99,10 +98,9 @@ def list_season(context: AssetExecutionContext, catalog: CatalogResource,
                                                   run_id=context.run.run_id,
                                                   limits=crawler.limits()))
     waiting = [h for h in listing.held if h.outcome == "waiting_for_name"]
-    context.log.info(f"{season}: {len(listing.shows)} galleries listed, {listing.new_shows} new,"
-                     f" {len(waiting)} waiting for a brand name")
-    for note in listing.skipped:
-        context.log.warning(f"{season}: skipped listing entry: {note}")
+    log_listing(context, season, f"{len(listing.shows)} galleries listed, "
+                f"{listing.new_shows} new, {len(waiting)} waiting for a brand name",
+                listing.skipped)
     return MaterializeResult(metadata={
         "pages": listing.pages,
         "listed": len(listing.shows) + len(listing.held) + len(listing.skipped),

@@ -55,3 +55,11 @@ def run_listing(context: AssetExecutionContext, engine: Engine, crawler: Crawler
         listing = loop.run(run())
         tracker.show_done(context.partition_key)
     return listing
+
+
+def log_listing(context: AssetExecutionContext, partition: str, summary: str,
+                skipped: Sequence[str]) -> None:
+    """A listing's one line, then a warning per entry it skipped (each says why)."""
+    context.log.info(f"{partition}: {summary}")
+    for note in skipped:
+        context.log.warning(f"{partition}: skipped listing entry: {note}")

@@ -12,7 +12,7 @@ from dagster import AssetExecutionContext, MaterializeResult, asset
 from fashion_assets.assets.drafts_step import run_drafts
 from fashion_assets.assets.health import DraftsAsset, health_check, report_partition_health
 from fashion_assets.assets.policies import CRAWL_RETRY
-from fashion_assets.assets.steps import run_listing
+from fashion_assets.assets.steps import log_listing, run_listing
 from fashion_assets.catalog import street as street_catalog
 from fashion_assets.catalog.entities import STREET
 from fashion_assets.crawl.impression import crawl_week_listing
@@ -60,10 +60,8 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
                                                 run_id=context.run.run_id,
                                                 limits=crawler.limits()))
     city = listing.city or f"waiting: {listing.city_name!r} is not a known city"
-    context.log.info(f"{week}: {len(listing.articles)} articles on {listing.pages} pages, "
-                     f"{listing.new_articles} new, city {city}")
-    for note in listing.skipped:
-        context.log.warning(f"{week}: skipped listing entry: {note}")
+    log_listing(context, week, f"{len(listing.articles)} articles on {listing.pages} pages, "
+                f"{listing.new_articles} new, city {city}", listing.skipped)
     return MaterializeResult(metadata={
         "city_name": listing.city_name,
         "city": listing.city or "",

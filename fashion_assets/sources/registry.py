@@ -55,6 +55,10 @@ GalleryParser = Callable[[str, str, Collection[str]], GalleryPage]
 # designer's name resolved to a brand (theImpression).
 RunwayPartitioning = Literal["brand", "season"]
 
+# The name of the Dagster dynamic partitions of each way (``partitions.py`` builds them; the
+# CLI's parent process reads the names without importing Dagster).
+RUNWAY_PARTITION_NAMES: dict[str, str] = {"brand": "brands", "season": "runway_seasons"}
+
 
 @dataclass(frozen=True)
 class BrandListings:
