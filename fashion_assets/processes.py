@@ -6,12 +6,17 @@ forks a server and workers. Ending only the process a crawl recorded leaves thos
 and if the crawl was frozen (SIGSTOP, a debugger, a stopped terminal job), its helpers were
 frozen with it and nothing would ever run them again. Where there is no ``/proc`` (not
 Linux), nothing is found and nothing is signalled beyond the recorded process.
+
+A run of ``fashion-assets crawl`` carries the ``ProcessMark`` of the process executing it, so
+once that process is gone (killed, crashed), the next crawl and the stuck-run sensor can tell
+the run is dead instead of waiting for its heartbeat to age.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 from contextlib import suppress
 from dataclasses import dataclass
 
@@ -34,6 +39,57 @@ def parse_stat(pid: int, stat: str) -> ProcessInfo:
     one."""
     state, ppid, pgid = stat.rsplit(")", 1)[1].split()[:3]
     return ProcessInfo(pid, state, int(ppid), int(pgid))
+
+
+@dataclass(frozen=True)
+class ProcessMark:
+    """One process of one machine, for good: its start time (clock ticks after boot, field 22
+    of ``/proc/PID/stat``; 0 where unknown) tells it from a later process given the same id."""
+
+    host: str
+    pid: int
+    started: int
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.pid}:{self.started}"
+
+    @classmethod
+    def parse(cls, text: str) -> ProcessMark | None:
+        """The mark ``str(mark)`` wrote, or None for anything else (a tag never set)."""
+        host, pid, started = [*text.rsplit(":", 2), "", ""][:3]
+        if not host or not pid.isdigit() or not started.isdigit():
+            return None
+        return cls(host, int(pid), int(started))
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command name (the state first); None when
+    the process is gone or there is no /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
+def process_mark(pid: int | None = None) -> ProcessMark:
+    """The mark of ``pid`` (this process by default) on this machine."""
+    pid = os.getpid() if pid is None else pid
+    fields = _stat_fields(pid)
+    started = int(fields[19]) if fields is not None and len(fields) > 19 else 0
+    return ProcessMark(socket.gethostname(), pid, started)
+
+
+def is_gone(mark: ProcessMark) -> bool:
+    """Whether the process ``mark`` names has ended: only ever True on its own machine, with
+    a /proc to read (elsewhere nothing can be told, and a run is never given up on a guess).
+    A zombie has ended; a process id now held by a process started at another time has too."""
+    if mark.host != socket.gethostname() or mark.pid <= 0 or not os.path.isdir("/proc/self"):
+        return False
+    fields = _stat_fields(mark.pid)
+    if fields is None or fields[0] == ZOMBIE:
+        return True
+    return mark.started != 0 and len(fields) > 19 and int(fields[19]) != mark.started
 
 
 def all_processes() -> list[ProcessInfo]:

@@ -7,6 +7,10 @@ the log still shows every show's outcome, in order, as the run goes.
 ``CrawlProgress`` commits the same progress to the catalog (``catalog/progress.py``), where
 the status command, the /crawler page and the stuck-run rule read it from other processes.
 
+A step beats only while it makes progress (``domain/progress.py: keeps_beating``), so one
+held for ever by a request that never completes looks stuck and is ended. A crawl stopped by
+a signal cancels the steps running in this process (``stop_steps``, from ``runs.py``).
+
 ``progress_logger`` prints those lines to a terminal without the rest of the run's log: the
 ``fashion-assets`` command runs crawls with it, so a user reads shows and warnings instead of
 Dagster's event stream (step starts, outputs, a stack trace for a failed step).
@@ -16,7 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -27,8 +33,9 @@ from typing import Any
 from dagster import Field, InitLoggerContext, logger
 from sqlalchemy import Engine
 
+from fashion_assets import settings
 from fashion_assets.catalog import progress as progress_catalog
-from fashion_assets.domain.progress import HEARTBEAT_INTERVAL_S
+from fashion_assets.domain.progress import HEARTBEAT_INTERVAL_S, format_age, keeps_beating
 
 
 class ProgressLog:
@@ -57,6 +64,55 @@ class ProgressLog:
         self._last = self._clock()
 
 
+class _RunningSteps:
+    """The crawl steps of this process that run on an event loop (inside ``beating``), so a
+    crawl stopped by a signal can cancel them from its main thread, at whatever they await.
+
+    Once stopped, no step starts until ``allow`` (the stopped crawl's thread has ended): a
+    run whose step was cancelled does not go on to its next step.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._steps: dict[asyncio.Task[Any], asyncio.AbstractEventLoop] = {}
+        self.reason = ""  # why they were stopped; "" while steps may run
+
+    def add(self, task: asyncio.Task[Any]) -> None:
+        with self._lock:
+            self._steps[task] = asyncio.get_running_loop()
+            if self.reason:
+                task.cancel(self.reason)  # stopped between the step's start and its loop
+
+    def remove(self, task: asyncio.Task[Any]) -> None:
+        with self._lock:
+            self._steps.pop(task, None)
+
+    def stop(self, reason: str) -> None:
+        with self._lock:
+            self.reason = reason
+            for task, loop in self._steps.items():
+                loop.call_soon_threadsafe(task.cancel, reason)
+
+    def allow(self) -> None:
+        with self._lock:
+            self.reason = ""
+
+
+_RUNNING = _RunningSteps()
+
+
+def stop_steps(reason: str) -> None:
+    """Cancel every crawl step of this process where it waits (its row ends ``terminated``
+    and its run fails, ``reason`` in both), and refuse to start new ones until
+    ``allow_steps``."""
+    _RUNNING.stop(reason)
+
+
+def allow_steps() -> None:
+    """Let crawl steps start again, after ``stop_steps``."""
+    _RUNNING.allow()
+
+
 class CrawlProgress:
     """One crawl step's progress in its run's row: started on entry, one update per show
     (or brand, or page: ``unit``), ended on exit.
@@ -65,7 +121,9 @@ class CrawlProgress:
     in order instead of blocking the loop on the database (on SQLite, behind another writer's
     lock); exit waits for them before the final write. ``beating()`` beats from the event
     loop every ``heartbeat_s`` seconds, so a show that takes long still beats, while a
-    blocked loop or a killed process stops beating and is seen as stuck.
+    blocked loop or a killed process stops beating and is seen as stuck; so does a step
+    that finished nothing for ``stuck_after_s`` (``keeps_beating``: a request held for
+    ever).
 
     Exit ends the row ``finished`` when the step is the run's last (``last_step``), else
     leaves it running with a beat for the next step to start over (the run is never idle
@@ -73,27 +131,38 @@ class CrawlProgress:
     when Dagster interrupts the step (a ``BaseException``, not an error). A
     progress write that fails is reported once through ``warn`` at exit and never fails the
     crawl: the catalog rows of the shows are what matter.
+
+    ``stuck_after_s`` defaults to ``FASHION_STUCK_AFTER_SECONDS`` of this process's
+    environment, the threshold stuck_runs_sensor reads.
     """
 
     def __init__(self, engine: Engine, run_id: str, kind: str, partition_key: str,
                  shows_total: int, *, step: str = "drafts", unit: str = "shows",
                  last_step: bool = True, photos_total: int = 0,
                  warn: Callable[[str], None] = lambda message: None,
-                 heartbeat_s: float = HEARTBEAT_INTERVAL_S) -> None:
+                 heartbeat_s: float = HEARTBEAT_INTERVAL_S,
+                 stuck_after_s: float | None = None) -> None:
         self.engine, self.run_id = engine, run_id
         self._start = (kind, partition_key, shows_total, photos_total, step, unit)
         self._last_step = last_step
         self._warn = warn
         self._heartbeat_s = heartbeat_s
+        self._stuck_after_s = stuck_after_s if stuck_after_s is not None else float(
+            settings.setting(os.environ, "FASHION_STUCK_AFTER_SECONDS"))
+        self._progressed = time.monotonic()  # when the step last finished something
         self._writer: ThreadPoolExecutor | None = None
         self._error: str | None = None
         self.shows_done = 0
         self.shows_total = shows_total
 
     def __enter__(self) -> CrawlProgress:
+        if _RUNNING.reason:  # the crawl was stopped: its run ends here, not at its next step
+            progress_catalog.finish(self.engine, self.run_id, "terminated", _RUNNING.reason)
+            raise asyncio.CancelledError(_RUNNING.reason)
         kind, partition_key, shows_total, photos_total, step, unit = self._start
         progress_catalog.start(self.engine, self.run_id, kind, partition_key, shows_total,
                                step=step, unit=unit, photos_total=photos_total)
+        self._progressed = time.monotonic()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="crawl-progress")
         return self
 
@@ -103,6 +172,7 @@ class CrawlProgress:
         planned totals (``catalog/progress.py: show_done``)."""
         self.shows_done += 1
         self.shows_total += shows_total_delta
+        self._progressed = time.monotonic()
         self._submit(progress_catalog.show_done, current_show,
                      photos_done_delta=photos_done_delta, photos_total_delta=photos_total_delta,
                      shows_total_delta=shows_total_delta)
@@ -113,19 +183,32 @@ class CrawlProgress:
 
     @asynccontextmanager
     async def beating(self) -> AsyncIterator[None]:
-        """Beat every ``heartbeat_s`` seconds while the block runs on the event loop."""
-        async def beat_forever() -> None:
+        """Beat every ``heartbeat_s`` seconds while the block runs on the event loop and
+        makes progress (``keeps_beating``); the block is cancelled by ``stop_steps``."""
+        async def beat_while_progressing() -> None:
+            silent = False
             while True:
                 await asyncio.sleep(self._heartbeat_s)
-                self.beat()
+                if keeps_beating(self._progressed, time.monotonic(), self._stuck_after_s):
+                    self.beat()
+                    silent = False
+                elif not silent:
+                    silent = True
+                    self._warn(f"nothing finished for {format_age(self._stuck_after_s)}: the "
+                               "heartbeat stops, and stuck_runs_sensor ends the run unless "
+                               "something finishes first")
 
-        task = asyncio.create_task(beat_forever())
+        step = asyncio.current_task()
+        assert step is not None  # an async context manager runs in a task
+        _RUNNING.add(step)
+        beats = asyncio.create_task(beat_while_progressing())
         try:
             yield
         finally:
-            task.cancel()
+            _RUNNING.remove(step)
+            beats.cancel()
             with suppress(asyncio.CancelledError):
-                await task
+                await beats
 
     def _submit(self, write: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
         if self._writer is not None:
@@ -147,7 +230,8 @@ class CrawlProgress:
         elif isinstance(exc, Exception):
             status, note = "failed", f"{type(exc).__name__}: {exc}"
         else:
-            status, note = "terminated", f"interrupted: {type(exc).__name__}"
+            status, note = "terminated", f"interrupted: {type(exc).__name__}" + (
+                f": {exc}" if str(exc) else "")
         try:
             if status == "finished" and not self._last_step:
                 progress_catalog.step_done(self.engine, self.run_id)

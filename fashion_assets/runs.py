@@ -5,6 +5,12 @@ The CLI and the demo crawl through here, on the persistent instance in ``DAGSTER
 Dagster UI afterwards. A crawl's CPU is its HTTP stack, in one thread: on a machine with
 several cores, brands go to that many worker processes, each one run per brand, like a
 Dagster daemon launching runs side by side.
+
+Every run made here carries the mark of the process executing it (``PROCESS_TAG``), so a run
+whose process is gone is told from one that runs: a crawl fails those of this machine before
+it starts (``fail_runs_of_gone_processes``), as stuck_runs_sensor does every minute. A crawl
+ends with all its processes: its workers die with it whatever kills it, and SIGTERM or
+SIGINT stops it, its runs ended (``CrawlStopped``).
 """
 
 from __future__ import annotations
@@ -12,16 +18,34 @@ from __future__ import annotations
 import fcntl
 import functools
 import multiprocessing
+import multiprocessing.connection
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from fashion_assets import settings
+from fashion_assets.processes import (
+    ProcessMark,
+    is_gone,
+    kill_process_tree,
+    process_mark,
+)
 from fashion_assets.sources.registry import RUNWAY_PARTITION_NAMES, Source, runway_sources
+
+PROCESS_TAG = "fashion-assets/process"
+"""On every run executed here: ``host:pid:start`` of the process executing it
+(``processes.ProcessMark``)."""
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+STOP_GRACE_S = 30.0
+"""How long a crawl stopped by a signal waits for the run it executes in its own process to
+end (its step is cancelled where it waits); then the run is canceled as it stands."""
 
 
 def default_dagster_home() -> Path:
@@ -162,6 +186,7 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
         added |= {(kind, key) for key in _add_partitions(
             instance, CRAWL_KINDS[kind].partitions, [key for k, key in targets if k == kind])}
     env_items = tuple(sorted((env if env is not None else os.environ).items()))
+    mark = {PROCESS_TAG: str(process_mark())}
     summaries = []
     for kind, key in targets:
         job = _crawl_job(env_items, CRAWL_KINDS[kind].job)
@@ -171,10 +196,10 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
 
             result = job.execute_in_process(run_config=run_log.run_config(), instance=instance,
                                             raise_on_error=False,
-                                            tags=batch_tags(Batch.from_label(key)))
+                                            tags={**batch_tags(Batch.from_label(key)), **mark})
         else:
             result = job.execute_in_process(run_config=run_log.run_config(), partition_key=key,
-                                            instance=instance, raise_on_error=False)
+                                            instance=instance, raise_on_error=False, tags=mark)
         if kind == "brand" and (kind, key) in added and not result.success:
             _forget_unlisted_brand(instance, key, env)
         summaries.append(_summary(CRAWL_KINDS[kind], key, result))
@@ -190,7 +215,8 @@ def discover_designers(instance: Any, env: Mapping[str, str] | None = None, *,
 
     env_items = tuple(sorted((env if env is not None else os.environ).items()))
     result = _crawl_job(env_items, "designer_discovery").execute_in_process(
-        run_config=run_log.run_config(), instance=instance, raise_on_error=False)
+        run_config=run_log.run_config(), instance=instance, raise_on_error=False,
+        tags={PROCESS_TAG: str(process_mark())})
     summary: dict[str, Any] = {"run_id": result.run_id, "success": result.success}
     for materialization in result.asset_materializations_for_node("vogue_designer_discovery"):
         summary.update({k: plain_value(v) for k, v in materialization.metadata.items()})
@@ -246,27 +272,159 @@ def crawl_in_workers(targets: Sequence[tuple[str, str]], workers: int,
     terminal shows), in the order they end. The parent imports no Dagster: it only hands
     out targets, so its memory stays small. Workers fork from a server process that
     imported the pipeline once, so they start in milliseconds instead of each importing
-    Dagster again.
+    Dagster again. One worker, or one target, is crawled in this process.
+
+    Runs left by processes that are gone are failed first. SIGTERM or SIGINT stops the
+    crawl: no further partition starts, the runs in progress end, and ``CrawlStopped``
+    exits with 128 + the signal.
     """
-    if workers <= 1 or len(targets) <= 1:
-        instance = dagster_instance()
-        summaries = []
-        for target in targets:
-            [summary] = crawl_partitions([target], instance, env, run_log=run_log)
-            on_summary(summary)
-            summaries.append(summary)
-        return summaries
+    with _stop_signals():
+        if workers <= 1 or len(targets) <= 1:
+            return _crawl_here(targets, env, run_log, on_summary)
+        return _crawl_in_pool(targets, min(workers, len(targets)), env, run_log, on_summary)
+
+
+class CrawlStopped(SystemExit):
+    """A crawl stopped by a signal. A ``SystemExit`` with 128 + the signal, the shell's code
+    for a process the signal ended (143 for SIGTERM), so a caller that does not catch it
+    exits with that code and no traceback; ``message`` says what was ended."""
+
+    def __init__(self, signum: int, canceled: Sequence[str]) -> None:
+        super().__init__(128 + signum)
+        self.message = (f"crawl stopped by {signal.Signals(signum).name}: no further partition"
+                        " started" + (f"; runs canceled: {', '.join(canceled)}"
+                                      if canceled else ""))
+
+
+class _Stop(BaseException):
+    """Raised in the main thread by a stop signal. A BaseException, as KeyboardInterrupt is,
+    so no ``except Exception`` on its way swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.reason = f"crawl stopped by {signal.Signals(signum).name}"
+
+
+@contextmanager
+def _stop_signals() -> Iterator[None]:
+    """While a crawl runs, the first SIGTERM or SIGINT raises ``_Stop`` in the main thread;
+    later ones are ignored, so they cannot break off the stopping. Handlers are the main
+    thread's: called from another thread (a test harness), the signals are left alone."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+
+    def stop(signum: int, frame: Any) -> None:
+        if not received:
+            received.append(signum)
+            raise _Stop(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+
+
+def _crawl_here(targets: Sequence[tuple[str, str]], env: Mapping[str, str] | None,
+                run_log: RunLog, on_summary: Callable[[dict[str, Any]], None]
+                ) -> list[dict[str, Any]]:
+    """The targets one after the other in this process, on a thread of their own: Dagster
+    takes SIGINT and SIGTERM over while it executes a run on the main thread (it fails the
+    run and returns), so the crawl could neither tell a stop nor stop; on another thread it
+    leaves them to this one. A stop cancels the running step (``progress.stop_steps``)."""
+    outcome: dict[str, Any] = {}
+    stopping, finished = threading.Event(), threading.Event()
+
+    def crawl() -> None:
+        try:
+            instance = dagster_instance()
+            fail_runs_of_gone_processes(instance, _catalog(env))
+            outcome["summaries"] = summaries = []
+            for target in targets:
+                if stopping.is_set():
+                    return
+                [summary] = crawl_partitions([target], instance, env, run_log=run_log)
+                on_summary(summary)
+                summaries.append(summary)
+        except BaseException as error:  # handed to the main thread, which raises it
+            outcome["error"] = error
+        finally:
+            finished.set()
+
+    try:
+        threading.Thread(target=crawl, name="crawl", daemon=True).start()
+        # Not Thread.join: on Python 3.11, a join a signal breaks off takes the thread for
+        # ended while it runs on.
+        finished.wait()
+    except _Stop as stop:
+        from fashion_assets import progress
+
+        stopping.set()
+        progress.stop_steps(stop.reason)
+        if finished.wait(STOP_GRACE_S):
+            progress.allow_steps()
+        raise _stopped(stop, {process_mark()}, env) from None
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["summaries"]
+
+
+def _crawl_in_pool(targets: Sequence[tuple[str, str]], workers: int,
+                   env: Mapping[str, str] | None, run_log: RunLog,
+                   on_summary: Callable[[dict[str, Any]], None]) -> list[dict[str, Any]]:
+    """The targets in ``workers`` worker processes. A stop cancels the targets not started
+    and kills the workers with everything they started; their runs are then canceled."""
     default_dagster_home()
     context = multiprocessing.get_context("forkserver")  # never forks a process with threads
     context.set_forkserver_preload(["fashion_assets.definitions"])
-    with ProcessPoolExecutor(max_workers=min(workers, len(targets)), mp_context=context) as pool:
-        futures = {pool.submit(_crawl_one, target, dict(env or os.environ), run_log): n
-                   for n, target in enumerate(targets)}
-        done: dict[int, dict[str, Any]] = {}
-        for future in as_completed(futures):
-            done[futures[future]] = future.result()
-            on_summary(done[futures[future]])
-        return [done[n] for n in range(len(targets))]
+    worker_env = dict(env or os.environ)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                             initializer=_die_with_parent) as pool:
+        try:
+            pool.submit(_fail_dead_runs, worker_env).result()  # Dagster in a worker, not here
+            futures = {pool.submit(_crawl_one, target, worker_env, run_log): n
+                       for n, target in enumerate(targets)}
+            done: dict[int, dict[str, Any]] = {}
+            for future in as_completed(futures):
+                done[futures[future]] = future.result()
+                on_summary(done[futures[future]])
+            return [done[n] for n in range(len(targets))]
+        except _Stop as stop:
+            pool.shutdown(wait=False, cancel_futures=True)
+            marks = {process_mark(worker.pid) for worker in multiprocessing.active_children()
+                     if worker.pid is not None}
+            for mark in marks:
+                kill_process_tree(mark.pid)
+            raise _stopped(stop, marks, env) from None
+
+
+def _die_with_parent() -> None:
+    """Each worker's first act (the pool's initializer): a thread that ends the worker the
+    moment the crawl command that started it is gone, whatever ended it, SIGKILL too.
+
+    It waits on the command's end of a pipe (``parent_process().sentinel``), which the
+    kernel closes when that process dies; if it died already, the wait returns at once.
+    Linux's parent-death signal would not do: a worker's parent is the fork server, which
+    stays as long as a worker holds its pipe. Left alone, a worker would crawl on, then
+    idle for ever.
+    """
+    parent = multiprocessing.parent_process()
+    assert parent is not None  # a worker of the pool
+    threading.Thread(target=_exit_when_ready, args=(parent.sentinel,), name="parent-watch",
+                     daemon=True).start()
+
+
+def _exit_when_ready(sentinel: int) -> None:
+    multiprocessing.connection.wait([sentinel])
+    os._exit(1)  # at once: the next crawl or stuck_runs_sensor fails the run it leaves
+
+
+def _fail_dead_runs(env: dict[str, str]) -> list[str]:
+    return fail_runs_of_gone_processes(_worker_instance(), _catalog(env))
 
 
 def _crawl_one(target: tuple[str, str], env: dict[str, str], run_log: RunLog
@@ -278,6 +436,64 @@ def _crawl_one(target: tuple[str, str], env: dict[str, str], run_log: RunLog
 @functools.cache
 def _worker_instance():  # -> DagsterInstance
     return dagster_instance()
+
+
+def _catalog(env: Mapping[str, str] | None):  # -> Engine (imported lazily, as Dagster is)
+    from fashion_assets.resources import catalog_engine
+
+    return catalog_engine(settings.database_url(env))
+
+
+def _alive_runs(instance: Any, which: Callable[[ProcessMark], bool]
+                ) -> list[tuple[Any, ProcessMark]]:
+    """The runs not ended yet (NOT_STARTED, STARTING, STARTED) whose process mark ``which``
+    accepts, with the mark; runs without one (launched by the daemon) are never among them."""
+    from dagster import DagsterRunStatus, RunsFilter
+
+    runs = instance.get_runs(RunsFilter(statuses=[
+        DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING, DagsterRunStatus.STARTED]))
+    marked = [(run, ProcessMark.parse(run.tags.get(PROCESS_TAG, ""))) for run in runs]
+    return [(run, mark) for run, mark in marked if mark is not None and which(mark)]
+
+
+def runs_of_gone_processes(instance: Any) -> list[tuple[Any, ProcessMark]]:
+    """The runs not ended yet whose process, on this machine, is gone: dead runs, though
+    Dagster still says they run."""
+    return _alive_runs(instance, is_gone)
+
+
+def fail_runs_of_gone_processes(instance: Any, engine: Any) -> list[str]:
+    """Fail each run of ``runs_of_gone_processes`` and end its progress row; their ids.
+
+    A crawl killed outright (SIGKILL, the machine's OOM killer) writes nothing more: its
+    runs would hold their queue slots and show as running until the stuck-run sensor saw
+    their heartbeat age past the threshold.
+    """
+    from fashion_assets.catalog import progress as progress_catalog
+
+    failed = []
+    for run, mark in runs_of_gone_processes(instance):
+        note = (f"its process {mark.pid} on {mark.host} is gone (killed, or crashed), so "
+                "the run can no longer end itself")
+        instance.report_run_failed(run, note)
+        progress_catalog.finish(engine, run.run_id, "failed", note)
+        failed.append(run.run_id)
+    return failed
+
+
+def _stopped(stop: _Stop, marks: set[ProcessMark], env: Mapping[str, str] | None
+             ) -> CrawlStopped:
+    """Cancel the runs the stopped processes ``marks`` left not ended, with their progress
+    rows (``terminated``, the stop as the note); the exit that says so."""
+    from fashion_assets.catalog import progress as progress_catalog
+
+    instance, engine = dagster_instance(), _catalog(env)
+    canceled = []
+    for run, _ in _alive_runs(instance, marks.__contains__):
+        instance.report_run_canceled(run, stop.reason)
+        progress_catalog.finish(engine, run.run_id, "terminated", stop.reason)
+        canceled.append(run.run_id)
+    return CrawlStopped(stop.signum, canceled)
 
 
 def _summary(kind: CrawlKind, key: str, result: Any) -> dict[str, Any]:

@@ -52,6 +52,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_SHOW_CONCURRENCY", "4", "Shows ingested at once, per run (each show is "
             "still committed on its own)."),
     Setting("FASHION_HTTP_TIMEOUT", "20", "Seconds before a request is given up and retried."),
+    Setting("FASHION_HTTP_DEADLINE", "60", "Seconds a request may take in all (connecting, "
+            "headers and body together) before it is cut and retried like a timeout: a host "
+            "that drips bytes never trips FASHION_HTTP_TIMEOUT."),
+    Setting("FASHION_HTTP_MIN_RATE", "1024", "Slowest body accepted, in bytes per second over "
+            "every FASHION_HTTP_TIMEOUT seconds; a slower one is cut and retried like a "
+            "timeout."),
     Setting("FASHION_HTTP_RETRIES", "4", "Retries after the first attempt for timeouts, dropped "
             "connections, 429 and 5xx."),
     Setting("FASHION_RETRY_BACKOFF", "0.5", "Base of the exponential backoff, in seconds "
@@ -109,6 +115,11 @@ SETTINGS: tuple[Setting, ...] = (
             "amber."),
     Setting("FASHION_HEARTBEAT_SECONDS", "30", "How often a crawl's drafts step beats while "
             "it runs (well under FASHION_STUCK_AFTER_SECONDS)."),
+    Setting("FASHION_INFRA_RETRY_SECONDS", "60", "Seconds a crawl step keeps retrying a "
+            "call to our own object store, catalog database or disk that fails (backing off "
+            "from 0.5 s, doubling, at most 10 s apart) before the step fails with the reason; "
+            "no show is recorded as failed for it. The step's retries (FASHION_STEP_RETRIES) "
+            "then apply."),
     Setting("FASHION_STEP_RETRIES", "2", "Retries of a crawl step that failed on something a "
             "retry can fix (the source or the database unreachable); a 404 or an unreadable "
             "page is recorded and never retried."),

@@ -45,28 +45,38 @@ def crawler_status(engine: Engine, instance: Any = None, *, now: datetime | None
     Dagster instance is needed to see them); a row is ``stale`` once its heartbeat is older
     than ``threshold_s`` (the stuck rule). Queued runs (QUEUED or NOT_STARTED) come from
     ``instance`` when one is given (a ``DagsterInstance``); without one the queue counts 0
-    and ``queue_note`` says why, rather than guessing.
+    and ``queue_note`` says why, rather than guessing. With an instance, a row whose run's
+    process on this machine is gone (a crawl killed outright) is ``process_gone`` and not
+    counted as running: the next crawl or stuck_runs_sensor fails it.
     """
     now = now or datetime.now(UTC)
+    gone: set[str] = set()
+    if instance is not None:
+        from fashion_assets.runs import runs_of_gone_processes
+
+        gone = {run.run_id for run, _ in runs_of_gone_processes(instance)}
     crawls = [{**row.as_dict(),
                "heartbeat_age_s": round(heartbeat_age(row.heartbeat_at, now), 1),
                "heartbeat_age": format_age(heartbeat_age(row.heartbeat_at, now)),
                "running_s": round(elapsed_s(row.started_at, now), 1),
                "shows_percent": percent(row.shows_done, row.shows_total),
                "photos_percent": percent(row.photos_done, row.photos_total),
-               "stale": is_stuck(row.heartbeat_at, now, threshold_s)}
+               "stale": is_stuck(row.heartbeat_at, now, threshold_s),
+               "process_gone": row.run_id in gone}
               for row in progress_catalog.running(engine)]
+    gone_count = sum(c["process_gone"] for c in crawls)
     queued, queued_count, note = [], 0, NO_INSTANCE_NOTE
     if instance is not None:
         queued, queued_count, note = _queued_runs(instance, now), _queued_count(instance), ""
     by_kind = pending_review(engine)
     pending = {**by_kind, "total": sum(by_kind.values())}
     return {
-        "line": status_line(len(crawls), queued_count, pending["total"]),
+        "line": status_line(len(crawls) - gone_count, queued_count, pending["total"]),
         "now": now.isoformat(),
         "stuck_threshold_s": threshold_s,
         "running": crawls,
         "stale": sum(c["stale"] for c in crawls),
+        "process_gone": gone_count,
         "queued_count": queued_count,
         "queued": queued,
         "queue_note": note,

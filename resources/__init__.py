@@ -142,6 +142,8 @@ class CrawlerResource(ConfigurableResource):
     throttle_restore_successes: int
     show_concurrency: int
     http_timeout: float
+    http_deadline: float
+    http_min_rate: float
     http_retries: int
     retry_backoff: float
     max_retry_after: float
@@ -162,6 +164,7 @@ class CrawlerResource(ConfigurableResource):
     backpressure_alert_failed: int
     stuck_after_seconds: float
     heartbeat_seconds: float
+    infra_retry_seconds: float
 
     def backpressure_rules(self) -> BackpressureRules:
         return BackpressureRules(
@@ -179,7 +182,9 @@ class CrawlerResource(ConfigurableResource):
 
     def http_policy(self) -> HttpPolicy:
         return HttpPolicy(
-            user_agent=self.user_agent, timeout_s=self.http_timeout, retries=self.http_retries,
+            user_agent=self.user_agent, timeout_s=self.http_timeout,
+            deadline_s=self.http_deadline, min_rate_bps=self.http_min_rate,
+            retries=self.http_retries,
             backoff_base_s=self.retry_backoff, max_retry_after_s=self.max_retry_after,
             host_concurrency=self.host_concurrency, obey_robots=self.obey_robots,
             page_delay_s=self.page_delay, host_image_concurrency=self.host_image_concurrency,
@@ -192,7 +197,7 @@ class CrawlerResource(ConfigurableResource):
             image_concurrency=self.image_concurrency, show_concurrency=self.show_concurrency,
             max_page_bytes=self.max_page_bytes,
             media=MediaLimits(max_bytes=self.max_image_bytes, max_pixels=self.max_image_pixels),
-            coverage=self.coverage_rules(),
+            coverage=self.coverage_rules(), infra_retry_s=self.infra_retry_seconds,
         )
 
 
@@ -217,7 +222,10 @@ _CRAWLER_ENV = {
     "backpressure_alert_failed": "FASHION_BACKPRESSURE_ALERT_FAILED",
     "stuck_after_seconds": "FASHION_STUCK_AFTER_SECONDS",
     "heartbeat_seconds": "FASHION_HEARTBEAT_SECONDS",
+    "infra_retry_seconds": "FASHION_INFRA_RETRY_SECONDS",
     "http_timeout": "FASHION_HTTP_TIMEOUT",
+    "http_deadline": "FASHION_HTTP_DEADLINE",
+    "http_min_rate": "FASHION_HTTP_MIN_RATE",
     "http_retries": "FASHION_HTTP_RETRIES",
     "retry_backoff": "FASHION_RETRY_BACKOFF",
     "max_retry_after": "FASHION_MAX_RETRY_AFTER",

@@ -1,12 +1,18 @@
 """Ends crawl runs whose heartbeat stopped, so the next tick can crawl their brand again.
 
-A crawl beats every ``FASHION_HEARTBEAT_SECONDS`` from its event loop while it works
-(``CrawlProgress``), so a long show keeps beating; a process that hangs, is frozen or died
-stops. A run whose last beat is older than ``FASHION_STUCK_AFTER_SECONDS`` is reported,
-terminated through the instance's run launcher, and, if the launcher cannot reach it (a run
-of the CLI, or a process already gone), its process on this machine is killed with every
-process it started (``fashion_assets.processes``) and the run marked failed, which frees its
-queue slot and its brand's concurrency tag.
+A crawl beats every ``FASHION_HEARTBEAT_SECONDS`` from its event loop while it works and
+gets somewhere (``CrawlProgress``), so a long show keeps beating; a process that hangs, is
+frozen or died stops, and so does a step that finished nothing for
+``FASHION_STUCK_AFTER_SECONDS`` (one request held for ever). A run whose last beat is older
+than ``FASHION_STUCK_AFTER_SECONDS`` is reported, terminated through the instance's run
+launcher, and, if the launcher cannot reach it (a run of the CLI, or a process already
+gone), its process on this machine is killed with every process it started
+(``fashion_assets.processes``) and the run marked failed, which frees its queue slot and its
+brand's concurrency tag.
+
+A run of ``fashion-assets crawl`` whose process on this machine is gone (the crawl was
+killed outright) is failed at once, without waiting for its heartbeat to age
+(``runs.fail_runs_of_gone_processes``, which the next crawl also does).
 """
 
 import os
@@ -20,18 +26,24 @@ from fashion_assets.catalog import progress
 from fashion_assets.domain.progress import format_age, heartbeat_age, is_stuck
 from fashion_assets.processes import kill_process_tree
 from fashion_assets.resources import CatalogResource, CrawlerResource
+from fashion_assets.runs import fail_runs_of_gone_processes
 
 ALIVE = (DagsterRunStatus.STARTING, DagsterRunStatus.STARTED, DagsterRunStatus.NOT_STARTED)
 
 
 @sensor(minimum_interval_seconds=60,
         description="Terminates crawl runs whose heartbeat has not moved for "
-                    "FASHION_STUCK_AFTER_SECONDS (default 5 minutes); runs that keep beating "
-                    "are never touched.")
+                    "FASHION_STUCK_AFTER_SECONDS (default 5 minutes), and fails at once the "
+                    "runs of fashion-assets crawl whose process is gone; runs that keep "
+                    "beating are never touched.")
 def stuck_runs_sensor(context: SensorEvaluationContext, catalog: CatalogResource,
                       crawler: CrawlerResource) -> SkipReason:
-    """One query of the running progress rows; each stuck one ends, in Dagster and there."""
+    """Runs whose process is gone fail; then one query of the running progress rows, and
+    each stuck one ends, in Dagster and there."""
     engine, threshold = catalog.engine(), crawler.stuck_after_seconds
+    gone = fail_runs_of_gone_processes(context.instance, engine)
+    for run_id in gone:
+        context.log.warning(f"run {run_id}: its process is gone, the run is failed")
     now = progress.utc_now()
     ended = []
     for row in progress.running(engine):
@@ -47,9 +59,11 @@ def stuck_runs_sensor(context: SensorEvaluationContext, catalog: CatalogResource
                 context.instance.report_run_failed(run, note)
         progress.finish(engine, row.run_id, "terminated", note)
         ended.append(f"{row.partition_key} ({row.run_id[:8]})")
-    if ended:
-        return SkipReason(f"terminated {len(ended)} stuck crawl runs: {', '.join(ended)}")
-    return SkipReason("no stuck crawl run")
+    said = [f"terminated {len(ended)} stuck crawl runs: {', '.join(ended)}"] if ended else []
+    if gone:
+        said.append(f"failed {len(gone)} crawl runs whose process is gone: "
+                    + ", ".join(run_id[:8] for run_id in gone))
+    return SkipReason("; ".join(said) or "no stuck crawl run")
 
 
 def _terminate(context: SensorEvaluationContext, run_id: str) -> bool:

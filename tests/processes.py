@@ -11,6 +11,9 @@ processes are then killed, so one broken test does not leave them running for th
 
 What the pytest process itself forks, without ``-n``, keeps the environment pytest was started
 with and is not seen; the README's command runs with ``-n``.
+
+Tests of a crawl's own processes find them by its process group (``group_processes``): a
+crawl started in a session of its own leads one, which its workers and helpers share.
 """
 
 from __future__ import annotations
@@ -50,11 +53,25 @@ def _marked(mark: str) -> list[psutil.Process]:
     return found
 
 
-def _describe(proc: psutil.Process) -> str:
+def describe(proc: psutil.Process) -> str:
+    """Pid, state and command line, so a failure names what was left behind."""
     try:
         return f"pid {proc.pid} [{proc.status()}] {' '.join(proc.cmdline())[:200]}"
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
         return f"pid {proc.pid} (gone)"
+
+
+def group_processes(pgid: int) -> list[psutil.Process]:
+    """The processes of group ``pgid`` still alive (zombies are dead), found through psutil
+    rather than the /proc reading of the code under test."""
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except (ProcessLookupError, psutil.NoSuchProcess):
+            continue  # ended while being looked at
+    return found
 
 
 def leftover_processes(mark: str, grace_s: float = GRACE_S) -> list[str]:
@@ -68,7 +85,7 @@ def leftover_processes(mark: str, grace_s: float = GRACE_S) -> list[str]:
     while alive and time.monotonic() < deadline:
         time.sleep(POLL_S)
         alive = _marked(mark)
-    described = [_describe(proc) for proc in alive]
+    described = [describe(proc) for proc in alive]
     for proc in alive:
         try:
             proc.send_signal(signal.SIGCONT)  # a stopped process acts on SIGKILL only when run

@@ -19,8 +19,10 @@ from fashion_assets.jobs.crawl_schedule import batch_size
 
 def crawl_retry_policy() -> RetryPolicy:
     """Retries with exponential back-off and jitter, for failures a retry can fix: a source
-    or database that did not answer. Business errors (a 404, a page that cannot be read)
-    raise ``Failure(allow_retries=False)`` or are recorded per show, never retried."""
+    or database that did not answer, our own store, database or disk that kept failing
+    through the step's own retries (``crawl/infra.py: InfrastructureError``). Business
+    errors (a 404, a page that cannot be read) raise ``Failure(allow_retries=False)`` or are
+    recorded per show, never retried."""
     env = os.environ
     return RetryPolicy(max_retries=int(settings.setting(env, "FASHION_STEP_RETRIES")),
                        delay=float(settings.setting(env, "FASHION_STEP_RETRY_DELAY")),

@@ -13,12 +13,13 @@ from sqlalchemy import Engine
 
 from fashion_assets.assets.drafts_step import run_drafts
 from fashion_assets.assets.steps import step_progress
-from fashion_assets.catalog.coverage import given_up_shows
+from fashion_assets.catalog.coverage import given_up_shows, refund_attempts
 from fashion_assets.catalog.entities import RUNWAY
 from fashion_assets.catalog.runway import ShowRow
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.base import SourceSite
 from fashion_assets.crawl.http import Fetcher
+from fashion_assets.crawl.infra import InfrastructureError
 from fashion_assets.crawl.runway import ManifestResult, ShowResult, fetch_manifests, ingest_shows
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.progress import ProgressLog
@@ -29,6 +30,7 @@ from fashion_assets.resources import (
     ObjectStoreResource,
     ReviewPageResource,
 )
+from fashion_assets.tags import CRAWL_TAG
 
 
 def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
@@ -87,13 +89,20 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
         name = f"{result.show.brand_slug} {result.show.season_code}"
         return name, name
 
-    drafted = run_drafts(
-        context, engine, crawler, hosts, len(shows), unit="shows",
-        photos_planned=sum(planned.values()), label=label,
-        planned=lambda r: planned.get(r.show.id, 0),
-        ingest=lambda fetcher, on_result: ingest_shows(
-            fetcher, object_store, engine, shows, run_id=context.run.run_id,
-            limits=crawler.limits(), on_result=on_result))
+    try:
+        drafted = run_drafts(
+            context, engine, crawler, hosts, len(shows), unit="shows",
+            photos_planned=sum(planned.values()), label=label,
+            planned=lambda r: planned.get(r.show.id, 0),
+            ingest=lambda fetcher, on_result: ingest_shows(
+                fetcher, object_store, engine, shows, run_id=context.run.run_id,
+                limits=crawler.limits(), on_result=on_result))
+    except InfrastructureError:
+        # A repair run the sensor charged an attempt for: given back once per run (its
+        # first failed try), so our outage never counts towards giving up on the shows.
+        if context.run.tags.get(CRAWL_TAG) == "coverage" and context.retry_number == 0:
+            refund_attempts(engine, [s.id for s in shows])
+        raise
     results = drafted.results
     return MaterializeResult(metadata={
         **ingest_counts("shows_", results, drafted.counters, object_store.url),

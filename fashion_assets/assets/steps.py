@@ -28,7 +28,8 @@ def step_progress(context: AssetExecutionContext, engine: Engine, crawler: Crawl
     return CrawlProgress(engine, context.run.run_id, context.asset_key.to_user_string(),
                          label, total, step=step, unit=unit,
                          last_step=not runs_later(context, *later), photos_total=photos_total,
-                         warn=context.log.warning, heartbeat_s=crawler.heartbeat_seconds)
+                         warn=context.log.warning, heartbeat_s=crawler.heartbeat_seconds,
+                         stuck_after_s=crawler.stuck_after_seconds)
 
 
 def partition_label(context: AssetExecutionContext) -> str:

@@ -95,6 +95,20 @@ def record_attempts(engine: Engine, steps: Mapping[int, RepairStep], now: dateti
     return reasons
 
 
+def refund_attempts(engine: Engine, show_ids: Sequence[int]) -> None:
+    """Take back the attempt the coverage sensor charged each show when it launched a repair
+    run that an outage of our own (the store, the database) then failed: our outage is no
+    reason to give up on a show."""
+    if not show_ids:
+        return
+    marks = ", ".join(f":i{n}" for n in range(len(show_ids)))
+    with engine.begin() as conn:
+        conn.execute(text(
+            "UPDATE coverage_repairs SET attempts = attempts - 1 WHERE attempts > 0"
+            f" AND gave_up_at IS NULL AND show_id IN ({marks})"),
+            {f"i{n}": i for n, i in enumerate(show_ids)})
+
+
 def _give_up_reasons(conn, show_ids: Sequence[int]) -> dict[int, str]:
     """Why each show stays incomplete: its missing photos' reasons, else its last failure."""
     if not show_ids:

@@ -35,9 +35,11 @@ def crawl(brands: list[str], seasons: list[str], weeks: list[str], crawl_all: bo
 
     One Dagster run per partition, with progress per show or article on stderr and a line
     per partition as its run ends; --all crawls every brand of the catalog in runs of
-    FASHION_CRAWL_BATCH_BRANDS brands (partition ranges).
+    FASHION_CRAWL_BATCH_BRANDS brands (partition ranges). Runs that a crawl killed outright
+    left running are failed first. SIGTERM or SIGINT (Ctrl-C) stops the crawl: the runs in
+    progress end failed or canceled, and it exits with 128 + the signal (143, 130).
     """
-    from fashion_assets.runs import RunLog, crawl_in_workers, summary_line
+    from fashion_assets.runs import CrawlStopped, RunLog, crawl_in_workers, summary_line
 
     targets = ([("brand", b) for b in brands] + [("season", s) for s in seasons]
                + [("week", w) for w in weeks])
@@ -48,9 +50,13 @@ def crawl(brands: list[str], seasons: list[str], weeks: list[str], crawl_all: bo
     if not targets:
         raise click.UsageError("name something to crawl: --brand, --season, --week or --all")
     typed = program()
-    summaries = crawl_in_workers(
-        targets, workers, run_log=RunLog.EVENTS if verbose else RunLog.PROGRESS,
-        on_summary=lambda s: None if as_json else click.echo(summary_line(s, program=typed)))
+    try:
+        summaries = crawl_in_workers(
+            targets, workers, run_log=RunLog.EVENTS if verbose else RunLog.PROGRESS,
+            on_summary=lambda s: None if as_json else click.echo(summary_line(s, program=typed)))
+    except CrawlStopped as stopped:
+        click.echo(stopped.message, err=True)
+        sys.exit(stopped.code)
     if as_json:
         echo_json({"crawls": summaries})
     if not all(s["success"] for s in summaries):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from fashion_assets.catalog.photos import ManifestImage, MissingImage, StoredImage
 from fashion_assets.crawl.http import Fetcher
+from fashion_assets.crawl.infra import gather_or_cancel, with_retries
 from fashion_assets.domain.coverage import CoverageRules
 from fashion_assets.domain.media import MediaLimits, inspect_image
 from fashion_assets.storage import ObjectStore, object_key
@@ -57,6 +58,8 @@ class CrawlLimits:
     max_listing_pages: int = 50
     media: MediaLimits = field(default_factory=MediaLimits)
     coverage: CoverageRules = field(default_factory=CoverageRules)
+    # How long a call to our own store, database or disk is retried (``crawl/infra.py``).
+    infra_retry_s: float = 60.0
 
 
 def parse_error_reason(exc: ValueError) -> str:
@@ -70,14 +73,16 @@ async def store_photos(fetcher: Fetcher, store: ObjectStore, images: Sequence[Ma
     """Fetch, check and store every photo; the ones that fail come back with their reason.
 
     Durable before returning (``store.sync``), so a draft that references them may commit.
-    Raises ``OSError`` when the store itself fails: nothing may be drafted then.
+    Raises ``InfrastructureError`` when the store kept failing for ``limits.infra_retry_s``:
+    nothing may be drafted then, and it is no photo's fault.
     """
     async def one(image: ManifestImage) -> StoredImage | MissingImage:
         async with slots:
             return await store_photo(fetcher, store, image, limits)
 
-    outcomes = await asyncio.gather(*(one(image) for image in images))
-    await asyncio.to_thread(store.sync)
+    outcomes = await gather_or_cancel(one(image) for image in images)
+    await with_retries(f"the object store's sync ({store.url})", limits.infra_retry_s,
+                       store.sync)
     return ([o for o in outcomes if isinstance(o, StoredImage)],
             [o for o in outcomes if isinstance(o, MissingImage)])
 
@@ -93,7 +98,8 @@ async def store_photo(fetcher: Fetcher, store: ObjectStore, image: ManifestImage
     assert verdict.content_type is not None
     key = object_key(fetched.body)
     # Create-only: a key that exists holds these very bytes already, so it is not written again.
-    await asyncio.to_thread(store.put, key, fetched.body, verdict.content_type)
+    await with_retries(f"the object store's put ({store.url})", limits.infra_retry_s,
+                       store.put, key, fetched.body, verdict.content_type)
     return StoredImage(image.position, key, image.url, verdict.content_type, verdict.width,
                        verdict.height, len(fetched.body))
 

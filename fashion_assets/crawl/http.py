@@ -4,9 +4,10 @@ Every request passes the host policy first (the source's base host and its image
 nothing else: redirect targets included), then robots.txt (``crawl/robots.py``), then the
 host's pace (``domain/politeness.py``: photos within a per-host cap that a 429 or 503 halves,
 pages spaced apart), a per-host concurrency limit (``crawl/limits.py``) and any
-``Retry-After`` window the host gave us (``crawl/windows.py``). Answers are judged by
-``crawl/responses.py``: failures come back as a ``Fetched`` with a stable reason code instead
-of an exception, so a crawl records them and goes on.
+``Retry-After`` window the host gave us (``crawl/windows.py``). Connections go only to the
+addresses the host policy judged (``crawl/resolver.py``), and each exchange has a deadline.
+Answers are judged by ``crawl/responses.py``: failures come back as a ``Fetched`` with a
+stable reason code instead of an exception, so a crawl records them and goes on.
 
 httpx is the API (requests, responses, errors, transports); its aiohttp transport is used
 because httpx's default async transport is the bottleneck on this workload (about 4x slower,
@@ -27,25 +28,25 @@ from typing import Literal
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
+import aiohttp
 import httpx
+from aiohttp.abc import AbstractResolver
 from httpx_aiohttp import AiohttpTransport
 
 from fashion_assets.crawl.limits import ImageSlots, Limiter
+from fashion_assets.crawl.resolver import CheckedResolver
 from fashion_assets.crawl.responses import (
     FetchCounters,
     Fetched,
+    RateFloor,
     Retry,
     read_response,
     transport_errors_retried,
+    within_deadline,
 )
 from fashion_assets.crawl.robots import RobotsRules, rules_from
 from fashion_assets.crawl.windows import RetryAfterWindows, machine_windows_dir
-from fashion_assets.domain.hosts import (
-    HostDecision,
-    HostPolicy,
-    check_resolved_addresses,
-    check_url,
-)
+from fashion_assets.domain.hosts import HostDecision, HostPolicy, check_url
 from fashion_assets.domain.politeness import HostPace, PaceRules, after_answer, page_sent, page_wait
 from fashion_assets.domain.politeness import start as start_pace
 
@@ -55,10 +56,17 @@ FetchKind = Literal["page", "image"]
 
 @dataclass(frozen=True)
 class HttpPolicy:
-    """How the client behaves; built from settings (see ``fashion_assets.settings``)."""
+    """How the client behaves; built from settings (see ``fashion_assets.settings``).
+
+    ``timeout_s`` bounds each wait for the network (connecting, a read); ``deadline_s`` the
+    whole exchange; a body must bring ``min_rate_bps`` bytes per second over every
+    ``timeout_s`` (0: any rate). The last two cut a host that drips bytes.
+    """
 
     user_agent: str
     timeout_s: float = 20.0
+    deadline_s: float = 60.0
+    min_rate_bps: float = 1024.0
     retries: int = 4
     backoff_base_s: float = 0.5
     backoff_cap_s: float = 30.0
@@ -89,12 +97,14 @@ class Fetcher:
     ``windows`` defaults to the Retry-After windows shared on this machine. The pace of each
     host (``domain/politeness.py``) is this client's own, read on ``clock`` (monotonic
     seconds): a photo limiter per host whose limit follows the rule, and the time of the last
-    page request.
+    page request. ``resolver`` is the name service (the system's when None); the client
+    connects only to the addresses of its answers that passed the host policy.
     """
 
     def __init__(
         self, policy: HttpPolicy, hosts: HostPolicy, *, rng: random.Random | None = None,
         windows: RetryAfterWindows | None = None, clock: Callable[[], float] = time.monotonic,
+        resolver: AbstractResolver | None = None,
     ) -> None:
         self.policy = policy
         self.hosts = hosts
@@ -108,17 +118,24 @@ class Fetcher:
         self._windows = windows or RetryAfterWindows(machine_windows_dir(),
                                                      policy.max_retry_after_s)
         self._robots = RobotsRules(policy.user_agent, self._read_robots, clock)
-        self._resolved: dict[str, list[str]] = {}
-        self._address_decisions: dict[str, HostDecision] = {}
+        self._resolver = CheckedResolver(resolver, clock)
         self._transport: AiohttpTransport | None = None
         self._headers = httpx.Headers({"User-Agent": policy.user_agent,
                                        "Accept-Encoding": "identity"})
         self._timeout = httpx.Timeout(policy.timeout_s).as_dict()
+        self._floor = RateFloor(policy.min_rate_bps, policy.timeout_s)
 
     async def __aenter__(self) -> Fetcher:
-        limits = httpx.Limits(max_connections=256, max_keepalive_connections=64)
-        self._transport = AiohttpTransport(verify=_ssl_context(), limits=limits, trust_env=False)
+        self._transport = AiohttpTransport(verify=_ssl_context(), trust_env=False,
+                                           client=self._session)
         return self
+
+    def _session(self) -> aiohttp.ClientSession:
+        """The transport's aiohttp session, made at its first request: its connector looks
+        names up through the checked resolver only, with no DNS cache of its own."""
+        connector = aiohttp.TCPConnector(limit=256, keepalive_timeout=5.0, ssl=_ssl_context(),
+                                         resolver=self._resolver, use_dns_cache=False)
+        return aiohttp.ClientSession(connector=connector)
 
     async def __aexit__(self, *exc_info: object) -> None:
         if self._transport is not None:
@@ -192,32 +209,14 @@ class Fetcher:
         return None
 
     async def _check_addresses(self, url: str) -> HostDecision:
-        host = urlsplit(url).hostname or ""
-        decision = self._address_decisions.get(host)
-        if decision is None:
-            decision = self._address_decisions[host] = await self._judge_addresses(url, host)
-        return decision
-
-    async def _judge_addresses(self, url: str, host: str) -> HostDecision:
+        """How the policy judges the addresses ``url``'s host resolves to now, the only ones
+        a connection goes to; an IP literal is its own address, judged by ``check_url``."""
+        host = httpx.URL(url).host  # as the transport will see it (IDNA-encoded)
         try:
             ipaddress.ip_address(host)
-            addresses = [host]
         except ValueError:
-            addresses = await self._resolve(host)
-            if not addresses:  # unresolvable: the request fails and is recorded as such
-                return check_url(self.hosts, url)
-        return check_resolved_addresses(self.hosts, url, addresses)
-
-    async def _resolve(self, host: str) -> list[str]:
-        """The host's addresses, resolved once per fetcher (the policy judges every one)."""
-        if host not in self._resolved:
-            loop = asyncio.get_running_loop()
-            try:
-                infos = await loop.getaddrinfo(host, None)
-            except OSError:
-                return []  # the request itself will fail and be recorded as a connection error
-            self._resolved[host] = sorted({str(info[4][0]) for info in infos})
-        return self._resolved[host]
+            return await self._resolver.check(host)
+        return HostDecision(True, None, None)
 
     async def _read_robots(self, origin: str) -> RobotFileParser | None:
         """``origin``'s robots.txt with this client's retries: its rules, no rules for a 4xx
@@ -264,16 +263,18 @@ class Fetcher:
             # handling cost a fifth of a crawl's CPU, and this client needs none of them.
             request = httpx.Request("GET", url, headers=self._headers,
                                     extensions={"timeout": self._timeout})
-            with transport_errors_retried():
-                response = await self._transport.handle_async_request(request)
-                try:
-                    self._paced(host, response.status_code, sent_at)
-                    return await read_response(
-                        url, response, max_bytes, self.counters,
-                        max_retry_after_s=self.policy.max_retry_after_s,
-                        hold_off=lambda wait: self._windows.extend(host, time.time() + wait))
-                finally:
-                    await response.aclose()
+            async with within_deadline(self.policy.deadline_s):
+                with transport_errors_retried():
+                    response = await self._transport.handle_async_request(request)
+                    try:
+                        self._paced(host, response.status_code, sent_at)
+                        return await read_response(
+                            url, response, max_bytes, self.counters,
+                            max_retry_after_s=self.policy.max_retry_after_s,
+                            hold_off=lambda wait: self._windows.extend(host, time.time() + wait),
+                            floor=self._floor)
+                    finally:
+                        await response.aclose()
 
     async def _wait_turn(self, host: str, kind: FetchKind) -> None:
         """Wait out the host's Retry-After window and, for a page, the page delay.

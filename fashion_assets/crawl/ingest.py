@@ -8,6 +8,10 @@ conflict (a concurrent run) being a skip; every other outcome logged. A kind bri
 what differs (``IngestKind``): its tables, its log entry, its decision inputs, where its
 gallery comes from (runway: the stored manifest; street: the article page) and, for runway
 shows, the repair of a draft that lacks photos.
+
+Our own outages (the store, the catalog database, the disk) are no item's outcome: their
+calls are retried, then raise (``crawl/infra.py``), failing the step with nothing recorded
+against the item.
 """
 
 from __future__ import annotations
@@ -25,10 +29,12 @@ from fashion_assets.catalog.ingest_log import LogEntry, write_log
 from fashion_assets.catalog.photos import ManifestImage, MissingImage, StoredImage
 from fashion_assets.crawl.base import CrawlLimits, Gallery, missing_note, store_photos
 from fashion_assets.crawl.http import Fetcher
+from fashion_assets.crawl.infra import gather_or_cancel, with_retries
 from fashion_assets.domain.ingest import Action, IngestDecision, Outcome, show_failure
 from fashion_assets.storage import ObjectStore
 
 Item = TypeVar("Item", bound=Listed)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -73,17 +79,24 @@ class IngestKind(Generic[Item, Result]):
 
 
 @dataclass(frozen=True)
-class _Photos:
-    """Where a run's photos are fetched from and stored, sharing one set of slots."""
+class _Run:
+    """What a run's items share: where photos are fetched from and stored (one set of
+    slots), the catalog, and how long a call to either is retried."""
 
     fetcher: Fetcher
     store: ObjectStore
+    engine: Engine
     limits: CrawlLimits
     slots: asyncio.Semaphore
 
     async def fetch(self, images: Sequence[ManifestImage]
                     ) -> tuple[list[StoredImage], list[MissingImage]]:
         return await store_photos(self.fetcher, self.store, images, self.limits, self.slots)
+
+    async def catalog(self, what: str, function: Callable[..., T], *args: Any) -> T:
+        """A catalog call, retried while the database fails (``crawl/infra.py``)."""
+        return await with_retries(f"the catalog database ({what})", self.limits.infra_retry_s,
+                                  function, *args)
 
 
 async def ingest(kind: IngestKind[Item, Result], fetcher: Fetcher, store: ObjectStore,
@@ -93,52 +106,51 @@ async def ingest(kind: IngestKind[Item, Result], fetcher: Fetcher, store: Object
 
     ``limits.show_concurrency`` items at a time, their photos sharing
     ``limits.image_concurrency`` downloads; ``on_result`` hears of each item as it is done.
+    Raises ``InfrastructureError`` when our own store or database kept failing: the items
+    not done yet are stopped, none recorded as failed.
     """
-    photos = _Photos(fetcher, store, limits, asyncio.Semaphore(limits.image_concurrency))
+    run = _Run(fetcher, store, engine, limits, asyncio.Semaphore(limits.image_concurrency))
     item_slots = asyncio.Semaphore(limits.show_concurrency)
 
     async def one(item: Item) -> Result:
         async with item_slots:
-            result = await _ingest_one(kind, photos, engine, item)
+            result = await _ingest_one(kind, run, item)
         on_result(result)
         return result
 
-    return list(await asyncio.gather(*(one(item) for item in items)))
+    return await gather_or_cancel(one(item) for item in items)
 
 
-async def _ingest_one(kind: IngestKind[Item, Result], photos: _Photos, engine: Engine,
-                      item: Item) -> Result:
+async def _ingest_one(kind: IngestKind[Item, Result], run: _Run, item: Item) -> Result:
     entry = kind.log_entry(item)
     decision = kind.decide(item)
     if not decision.download:
         assert decision.outcome is not None
-        return await _record(kind, engine, item, entry, decision.outcome, decision.reason)
+        return await _record(kind, run, item, entry, decision.outcome, decision.reason)
     gallery = await kind.gallery(item)
     if isinstance(gallery, str):
-        return await _record(kind, engine, item, entry, Outcome.FAILED, gallery)
+        return await _record(kind, run, item, entry, Outcome.FAILED, gallery)
     if decision.action is Action.REPAIR:
         assert kind.repair is not None, f"a {kind.tables.kind} draft is never repaired"
-        return await _repair(kind, kind.repair, photos, engine, item, gallery, entry)
+        return await _repair(kind, kind.repair, run, item, gallery, entry)
 
-    try:
-        stored, missing = await photos.fetch(gallery.images)
-    except OSError as exc:  # StoreError or a disk error: nothing drafted, the next run retries
-        return await _record(kind, engine, item, entry, Outcome.FAILED, f"store error: {exc}")
+    stored, missing = await run.fetch(gallery.images)
     failure = show_failure(expected=len(gallery.images), stored=len(stored),
                            missing_reasons=[m.reason for m in missing])
     if failure is not None:
-        return await _record(kind, engine, item, entry, Outcome.FAILED, failure)
+        return await _record(kind, run, item, entry, Outcome.FAILED, failure)
     note = _note(gallery, missing)
-    draft_id = await asyncio.to_thread(
-        write_draft, engine, kind.tables, item, gallery.title, gallery.expected_images,
-        stored, missing, replace(entry, outcome=Outcome.CREATED.value, reason=note))
+    draft_id = await run.catalog(
+        "draft write", write_draft, run.engine, kind.tables, item, gallery.title,
+        gallery.expected_images, stored, missing,
+        replace(entry, outcome=Outcome.CREATED.value, reason=note))
     if draft_id is None:
         return kind.result(item, Outcome.SKIPPED_CONFLICT, reason="drafted by a concurrent run")
     return kind.result(item, Outcome.CREATED, draft_id, len(stored), len(missing), note)
 
 
-async def _repair(kind: IngestKind[Item, Result], repair: Repair[Item], photos: _Photos,
-                  engine: Engine, item: Item, gallery: Gallery, entry: LogEntry) -> Result:
+async def _repair(kind: IngestKind[Item, Result], repair: Repair[Item], run: _Run, item: Item,
+                  gallery: Gallery, entry: LogEntry) -> Result:
     """Download only the photos the item's draft lacks and add them (``repair.write``).
 
     Photos are compared by object key: a draft photo counts as present when its object is
@@ -146,18 +158,17 @@ async def _repair(kind: IngestKind[Item, Result], repair: Repair[Item], photos: 
     its URL. The draft's catalog entry, if it has one, is merged again, so photos deleted
     from the entry alone come back without a download.
     """
-    have = await asyncio.to_thread(repair.draft_photos, item)
-    try:
-        gone = await asyncio.to_thread(photos.store.missing, [p.object_key for p in have])
-        held = {p.position: p.source_image_url for p in have if p.object_key not in gone}
-        present = set(held.values())
-        stored, missing = await photos.fetch(
-            [image for image in gallery.images if image.url not in present])
-    except OSError as exc:  # StoreError or a disk error: nothing written, the next run retries
-        return await _record(kind, engine, item, entry, Outcome.FAILED, f"store error: {exc}")
+    have = await run.catalog("draft photos", repair.draft_photos, item)
+    gone = await with_retries(f"the object store's lookup ({run.store.url})",
+                              run.limits.infra_retry_s, run.store.missing,
+                              [p.object_key for p in have])
+    held = {p.position: p.source_image_url for p in have if p.object_key not in gone}
+    present = set(held.values())
+    stored, missing = await run.fetch(
+        [image for image in gallery.images if image.url not in present])
     note = _note(gallery, missing)
-    write = await asyncio.to_thread(repair.write, item, stored, missing,
-                                    replace(entry, reason=note), held)
+    write = await run.catalog("draft repair", repair.write, item, stored, missing,
+                              replace(entry, reason=note), held)
     return kind.result(item, write.outcome, write.draft_id, len(stored), len(missing), note,
                        entry_photos_added=write.entry_photos_added,
                        photos_added=write.draft_photos_added)
@@ -168,9 +179,9 @@ def _note(gallery: Gallery, missing: Sequence[MissingImage]) -> str:
     return "; ".join(filter(None, [missing_note(missing), *gallery.skipped[:5]]))
 
 
-async def _record(kind: IngestKind[Item, Result], engine: Engine, item: Item, entry: LogEntry,
+async def _record(kind: IngestKind[Item, Result], run: _Run, item: Item, entry: LogEntry,
                   outcome: Outcome, reason: str) -> Result:
     """Log an outcome that wrote no draft."""
-    await asyncio.to_thread(write_log, engine,
-                            [replace(entry, outcome=outcome.value, reason=reason)])
+    await run.catalog("ingest log", write_log, run.engine,
+                      [replace(entry, outcome=outcome.value, reason=reason)])
     return kind.result(item, outcome, reason=reason)

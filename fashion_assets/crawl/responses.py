@@ -2,23 +2,28 @@
 
 ``Fetcher`` (``crawl/http.py``) sends the request; this module judges the answer: the status
 (redirect, a status worth another attempt with its ``Retry-After``, a refusal), the body
-within its size cap (its bytes counted in the client's ``FetchCounters``), and the transport
-errors that a later attempt may get past. Failures become a ``Fetched`` with a stable
-reason code or a ``Retry``, never an exception of the HTTP stack.
+within its size cap and above the minimum transfer rate (its bytes counted in the client's
+``FetchCounters``), the exchange within its deadline, and the transport errors that a later
+attempt may get past. Failures become a ``Fetched`` with a stable reason code or a
+``Retry``, never an exception of the HTTP stack.
 """
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
 import aiohttp
 import httpx
+
+from fashion_assets.crawl.resolver import AddressRefused
+from fashion_assets.domain.hosts import HostDecision
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 
@@ -61,15 +66,36 @@ class Retry(Exception):
         self.wait_s = wait_s
 
 
+@asynccontextmanager
+async def within_deadline(deadline_s: float) -> AsyncIterator[None]:
+    """Cut an exchange (connecting, headers and body together) at ``deadline_s`` with a
+    ``Retry`` like a timeout's: a host that drips bytes keeps every read within the read
+    timeout, and would hold the attempt for as long as it likes."""
+    deadline = asyncio.timeout(deadline_s)
+    try:
+        async with deadline:
+            yield
+    except TimeoutError:
+        if not deadline.expired():
+            raise
+        raise Retry("timeout", f"no whole answer within the deadline of {deadline_s:g} s"
+                    ) from None
+
+
 @contextmanager
 def transport_errors_retried() -> Iterator[None]:
     """Turn the transport's failures (timeouts, broken connections, unparseable answers)
-    into a ``Retry``: each may go away on the next attempt."""
+    into a ``Retry``: each may go away on the next attempt. A connection the resolver
+    refused (the name's answer, looked up again, failed the host policy) carries the
+    refusal's reason, which the next attempt's host check then gives for good."""
     try:
         yield
-    except httpx.TimeoutException as exc:
-        raise Retry("timeout", f"timed out: {type(exc).__name__}") from None
     except httpx.TransportError as exc:
+        refused = _refusal_behind(exc)
+        if refused is not None:
+            raise Retry(str(refused.reason), str(refused.detail)) from None
+        if isinstance(exc, httpx.TimeoutException):
+            raise Retry("timeout", f"timed out: {type(exc).__name__}") from None
         raise Retry("connection", f"connection failed: {type(exc).__name__}") from None
     except aiohttp.ClientError as exc:
         # What the transport does not translate to httpx: a response its HTTP parser
@@ -80,14 +106,34 @@ def transport_errors_retried() -> Iterator[None]:
         raise Retry("bad_response", f"malformed response: {detail}") from None
 
 
+def _refusal_behind(exc: BaseException) -> HostDecision | None:
+    """The resolver's refusal that caused ``exc`` (aiohttp and the transport each wrap it),
+    if any."""
+    cause = exc.__cause__
+    while cause is not None:
+        if isinstance(cause, AddressRefused):
+            return cause.decision
+        cause = cause.__cause__
+    return None
+
+
+@dataclass(frozen=True)
+class RateFloor:
+    """The slowest body accepted: ``min_bps`` bytes per second over every ``window_s``
+    seconds (0: any rate)."""
+
+    min_bps: float
+    window_s: float
+
+
 async def read_response(url: str, response: httpx.Response, max_bytes: int,
                         counters: FetchCounters, *, max_retry_after_s: float,
-                        hold_off: Callable[[float], None]) -> Fetched | str:
+                        hold_off: Callable[[float], None], floor: RateFloor) -> Fetched | str:
     """The result of ``response``, or the next URL for a redirect; raises ``Retry``.
 
     A retryable status with an acceptable ``Retry-After`` hands ``hold_off`` the seconds the
     host asked for before the retry is raised; the bytes of a body read to its end count in
-    ``counters``.
+    ``counters``; a body slower than ``floor`` is cut like a timeout.
     """
     status = response.status_code
     if 300 <= status < 400 and status != 304:
@@ -107,13 +153,15 @@ async def read_response(url: str, response: httpx.Response, max_bytes: int,
     if status >= 400:
         reason = "not_found" if status in (404, 410) else f"http_{status}"
         return Fetched(url, url, status, b"", None, 1, reason, f"HTTP {status}")
-    return await _read_body(url, response, max_bytes, counters)
+    return await _read_body(url, response, max_bytes, counters, floor)
 
 
 async def _read_body(url: str, response: httpx.Response, max_bytes: int,
-                     counters: FetchCounters) -> Fetched:
+                     counters: FetchCounters, floor: RateFloor) -> Fetched:
     """The body of a successful answer, whole and within ``max_bytes``; raises ``Retry`` when
-    the connection breaks before the announced length arrived."""
+    the connection breaks before the announced length arrived, or when a window of
+    ``floor.window_s`` brought fewer bytes than its minimum rate (a drip that the read
+    timeout, which only needs a byte now and then, never cuts)."""
     status = response.status_code
     encoding = response.headers.get("content-encoding", "").strip().lower()
     if encoding not in ("", "identity"):
@@ -128,6 +176,7 @@ async def _read_body(url: str, response: httpx.Response, max_bytes: int,
                        f"body of {int(declared)} bytes exceeds the cap of {max_bytes}")
     chunks = []
     size = 0
+    window_start, window_size = time.monotonic(), 0
     try:
         async for chunk in response.aiter_raw():
             size += len(chunk)
@@ -135,6 +184,12 @@ async def _read_body(url: str, response: httpx.Response, max_bytes: int,
                 return Fetched(url, url, status, b"", None, 1, "too_large",
                                f"body exceeds the cap of {max_bytes} bytes")
             chunks.append(chunk)
+            if (elapsed := time.monotonic() - window_start) >= floor.window_s:
+                rate = (size - window_size) / elapsed
+                if rate < floor.min_bps:
+                    raise Retry("timeout", f"body arriving at {rate:.0f} bytes/s, under the "
+                                f"minimum of {floor.min_bps:g} bytes/s")
+                window_start, window_size = window_start + elapsed, size
     except httpx.TransportError as exc:
         # The headers arrived, the body did not: the connection broke mid-body.
         raise Retry("truncated", f"body cut after {size} bytes: {type(exc).__name__}"

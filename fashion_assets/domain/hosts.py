@@ -3,12 +3,13 @@
 The HTTP client only talks to a source's own host and the image hosts configured for it, so
 a scraped link or a redirect cannot steer it at a cloud metadata endpoint, a database on the
 private network or the machine itself. Everything here is pure: the caller resolves DNS and
-hands the addresses to `check_resolved_addresses`.
+hands the addresses to `check_host_addresses`.
 
 Host names are normalized the way httpx normalizes them (lowercase, IDNA 2008 through the
 `idna` package) and numeric IPv4 spellings the way the C resolver reads them (`inet_aton`:
 `127.1`, `0x7f.1`, `2130706433`), so the host this module checks is the host that gets
-connected to.
+connected to. A URL that spells an allowed IPv4 address in such a legacy form is refused as
+`invalid_address`: the HTTP client (aiohttp) connects to dotted quads only.
 """
 
 from __future__ import annotations
@@ -67,12 +68,16 @@ class HostDecision:
     detail: str | None
 
 
+_ALLOW = HostDecision(True, None, None)
+
 @dataclass(frozen=True)
 class _Target:
     scheme: str
     host: str
     port: int | None
     ip: IPAddress | None
+    # An IPv4 address not written as a dotted quad: 127.1, 2130706433, 0x7f.0.0.1, 127.0.0.1.
+    legacy_ipv4: bool = False
 
     @property
     def effective_port(self) -> int:
@@ -96,37 +101,45 @@ def check_url(policy: HostPolicy, url: str) -> HostDecision:
     except _Refused as refusal:
         return HostDecision(False, refusal.reason, refusal.detail)
     if _is_allowed(policy, target):
-        return HostDecision(True, None, None)
+        if target.legacy_ipv4:
+            return HostDecision(False, "invalid_address", f"{urlsplit(url).hostname} is an "
+                                f"IPv4 address not written as a dotted quad ({target.host})")
+        return _ALLOW
     key = _entry_key(target.host, target.effective_port)
     if target.ip is not None and _is_internal(target.ip):
         return HostDecision(False, "private_address", f"{key} is an internal address")
     return HostDecision(False, "host_not_allowed", f"{key} is not an allowed host")
 
 
-def check_resolved_addresses(
-    policy: HostPolicy, url: str, addresses: Iterable[str]
-) -> HostDecision:
-    """Re-check a URL whose host name the caller has resolved to `addresses`.
+def check_host_addresses(host: str, addresses: Iterable[str]) -> HostDecision:
+    """Judge the addresses the host of an allowed URL resolved to, before connecting to them.
 
-    An allowed name whose DNS points inside the network (DNS rebinding, a dangling record, a
-    hostile redirect target) is refused. To crawl a local fixture server, configure its IP
-    literal or the name `localhost` explicitly. Raises ValueError when `addresses` is empty or
-    holds something that is not an IP address: that is a bug in the caller, not in the URL.
+    A name whose DNS points inside the network (DNS rebinding, a dangling record, a hostile
+    redirect target) is refused; `localhost`, configured for a local fixture server, may only
+    point at loopback. To crawl a local fixture server, configure its IP literal or the name
+    `localhost` explicitly; an IP literal is its own address, judged by `check_url`. Raises
+    ValueError when `addresses` is empty or holds something that is not an IP address: that
+    is a bug in the caller, not in the URL.
     """
-    decision = check_url(policy, url)
-    if not decision.allowed:
-        return decision
     parsed = [(address, _parse_address(address)) for address in addresses]
     if not parsed:
-        raise ValueError(f"no resolved addresses given for {url!r}")
-    target = _parse_url(url)
-    if target.ip is not None or target.host == "localhost":
-        return decision
+        raise ValueError(f"no resolved addresses given for {host!r}")
+    try:
+        name, ip = _normalize_host(host)
+    except ValueError as exc:
+        return HostDecision(False, "invalid_url", str(exc))
+    if ip is not None:
+        return _ALLOW
     for text, address in parsed:
-        if _is_internal(address):
-            detail = f"{target.host} resolved to the internal address {text}"
+        if name == "localhost":
+            if not (_embedded_ipv4(address) or address).is_loopback:
+                reason = "private_address" if _is_internal(address) else "host_not_allowed"
+                return HostDecision(False, reason, f"localhost resolved to {text}, not a "
+                                    "loopback address")
+        elif _is_internal(address):
+            detail = f"{name} resolved to the internal address {text}"
             return HostDecision(False, "private_address", detail)
-    return decision
+    return _ALLOW
 
 
 def _is_allowed(policy: HostPolicy, target: _Target) -> bool:
@@ -198,7 +211,8 @@ def _parse_url(url: str) -> _Target:
         host, ip = _normalize_host(parts.hostname)
     except ValueError as exc:
         raise _Refused("invalid_url", str(exc)) from None
-    return _Target(parts.scheme, host, port, ip)
+    legacy_ipv4 = ip is not None and ":" not in parts.hostname and parts.hostname != host
+    return _Target(parts.scheme, host, port, ip, legacy_ipv4)
 
 
 def _normalize_host(raw: str) -> tuple[str, IPAddress | None]:

@@ -137,3 +137,24 @@ def show_failure(*, expected: int, stored: int, missing_reasons: Iterable[str]) 
     if expected > 0 and stored == 0 and any(r in TRANSIENT_REASONS for r in reasons):
         return f"no photo could be fetched ({', '.join(sorted(set(reasons)))})"
     return None
+
+
+# The first wait after our own store, database or disk failed; doubled per retry, up to the cap.
+INFRA_RETRY_FIRST_S = 0.5
+INFRA_RETRY_CAP_S = 10.0
+
+
+def infra_retry_delay(*, failures: int, failing_s: float, budget_s: float) -> float | None:
+    """Seconds to wait before calling our own store, database or disk again after its
+    ``failures``-th failure in a row, ``failing_s`` after the first attempt; None once
+    ``budget_s`` is spent.
+
+    Backing off exponentially rides out a short outage without hammering a system that is
+    coming back; the wait never runs past the budget, so the last attempt is made right at
+    its end and a longer outage fails the run rather than any show (the source is not at
+    fault, and the next run tries every show again).
+    """
+    remaining = budget_s - failing_s
+    if remaining <= 0:
+        return None
+    return min(INFRA_RETRY_FIRST_S * 2 ** (failures - 1), INFRA_RETRY_CAP_S, remaining)

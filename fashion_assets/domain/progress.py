@@ -45,6 +45,22 @@ def is_stuck(heartbeat_at: datetime, now: datetime,
     return heartbeat_age(heartbeat_at, now) > threshold_s
 
 
+def keeps_beating(last_progress_s: float, now_s: float,
+                  threshold_s: float = STUCK_THRESHOLD_S) -> bool:
+    """Whether a crawl step still beats: it finished something (a show, a page, a brand)
+    within the last ``threshold_s`` seconds, both times read from one monotonic clock.
+
+    A beat says the step gets somewhere, not only that its event loop turns: a step held
+    by a request that never completes (one that drips a byte now and then, under every
+    timeout) stops beating after ``threshold_s``, its heartbeat then ages past the stuck
+    rule and stuck_runs_sensor ends it. A step that finishes anything, however slowly,
+    beats on. Exactly at the threshold it still beats (when in doubt, do not terminate).
+    """
+    if threshold_s <= 0:
+        raise ValueError(f"the stuck threshold must be positive, got {threshold_s}")
+    return now_s - last_progress_s <= threshold_s
+
+
 def status_line(running: int, queued: int, pending_review: int) -> str:
     """The one line that says what the crawler is doing, for the CLI and the /crawler page."""
     for name, value in (("running", running), ("queued", queued),

@@ -72,7 +72,7 @@ class S3Store:
                 return False
             self._reraise(error)
         except BotoCoreError as error:
-            raise StoreError(f"S3 put to {self.url} failed: {type(error).__name__}") from error
+            self._unanswered("put", error)
         return True
 
     def sync(self) -> None:
@@ -87,6 +87,8 @@ class S3Store:
             if _status(error) == 404:
                 return False
             self._reraise(error)
+        except BotoCoreError as error:
+            self._unanswered("lookup", error)
         return True
 
     def get(self, key: str) -> bytes:
@@ -98,6 +100,8 @@ class S3Store:
             if _code(error) in {"NoSuchKey", "404"}:
                 raise KeyError(key) from None
             self._reraise(error)
+        except BotoCoreError as error:
+            self._unanswered("get", error)
         return response["Body"].read()
 
     def stats(self) -> StoreStats:
@@ -125,7 +129,7 @@ class S3Store:
         except ClientError as error:
             self._reraise(error)
         except BotoCoreError as error:
-            raise StoreError(f"S3 listing of {self.url} failed: {type(error).__name__}") from error
+            self._unanswered("listing", error)
 
     def delete(self, key: str) -> bool:
         """Delete ``key``; True if it was stored.
@@ -140,7 +144,7 @@ class S3Store:
         except ClientError as error:
             self._reraise(error)
         except BotoCoreError as error:
-            raise StoreError(f"S3 delete on {self.url} failed: {type(error).__name__}") from error
+            self._unanswered("delete", error)
         return True
 
     def remove_stale_temp_files(self, older_than: datetime) -> int:
@@ -185,24 +189,30 @@ class S3Store:
         return self._connect(check_bucket=True)
 
     def _connect(self, *, check_bucket: bool) -> BaseClient:
-        """Build the client on first use and, once, make sure the bucket exists.
+        """Build the client on first use and make sure the bucket exists, until a check passed.
 
         The check matters because a HEAD on a missing bucket is a bare 404, the same answer as a
         missing key: without it ``exists`` and ``missing`` would quietly report "not stored".
+        It runs outside the lock: while S3 does not answer, each caller waits out its own
+        check (botocore's retries) instead of every check before it, one after another.
         """
         with self._lock:
             if self._client is None:
                 self._client = _client(self._endpoint_url)
-            if check_bucket and not self._bucket_checked:
-                self._require_bucket(self._client)
+            client, checked = self._client, self._bucket_checked or not check_bucket
+        if not checked:
+            self._require_bucket(client)
+            with self._lock:
                 self._bucket_checked = True
-            return self._client
+        return client
 
     def _require_bucket(self, client: BaseClient) -> None:
         try:
             client.head_bucket(Bucket=self.bucket)
         except ClientError as error:
             self._reraise(error)
+        except BotoCoreError as error:
+            self._unanswered("bucket check", error)
 
     def _reraise(self, error: ClientError) -> NoReturn:
         """Turn "no such bucket" into an error that names it; re-raise anything else as is."""
@@ -217,6 +227,12 @@ class S3Store:
         raise StoreError(
             f"S3 {error.operation_name} on {self.url} failed: {_code(error) or _status(error)}"
         ) from error
+
+    def _unanswered(self, operation: str, error: BotoCoreError) -> NoReturn:
+        """A request S3 never answered (endpoint down, connection dropped, timeout) is a
+        store outage like any other: ``StoreError``, whichever of botocore's errors it was."""
+        raise StoreError(f"S3 {operation} on {self.url} failed: {type(error).__name__}"
+                         ) from error
 
 
 _CLIENTS: dict[tuple[str | None, ...], BaseClient] = {}

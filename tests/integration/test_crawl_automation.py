@@ -1,6 +1,7 @@
 """The pipeline left alone: the weekly crawl yields every brand in batches and holds back
 under backpressure, a backfill of several brands is one run, and a run whose heartbeat froze
-is ended while a slow one that beats is left alone.
+is ended while a slow one that beats is left alone; a step that finishes nothing (a request
+held for ever) stops beating, and is ended too.
 
 Against a Dagster instance on PostgreSQL (``dagster_instance``), the catalog on SQLite and
 PostgreSQL, and the replica.
@@ -8,6 +9,7 @@ PostgreSQL, and the replica.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import uuid
@@ -36,7 +38,9 @@ from fashion_assets.assets.policies import BRAND_BATCHES, CRAWL_RETRY, listing_f
 from fashion_assets.catalog import progress
 from fashion_assets.crawl.runway import ListingError
 from fashion_assets.definitions import build_definitions, defs
+from fashion_assets.domain.progress import is_stuck
 from fashion_assets.jobs.crawl_schedule import batch_size
+from fashion_assets.progress import CrawlProgress
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.resources import catalog_engine, resources_from_env
 from fashion_assets.runs import crawl_partitions, register_brands
@@ -44,6 +48,8 @@ from fashion_assets.sensors.stuck_runs import stuck_runs_sensor
 from fashion_assets.tags import BRAND_TAG, CRAWL_TAG, PROMOTION_TAG
 from tests.catalog_db import query
 from tests.conftest import normal_brands, pipeline_env
+from tests.integration.test_crawl_progress import _until as until
+from tests.processes import describe, group_processes
 
 RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
 MONDAY = datetime(2026, 12, 7, 2, 0, tzinfo=UTC)
@@ -189,8 +195,10 @@ def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
     """A real crawl process, frozen at the replica's gate in its manifests step (a show page
     held) or its drafts step (a photo held): while it beats (every 0.2 s) it is never stuck,
     however long it waits; stopped with SIGSTOP, its heartbeat freezes, and the sensor kills
-    it and fails its run. The crawl and the sensor share the instance of
-    ``dagster_instance`` (on PostgreSQL), as a daemon and its runs do.
+    it and fails its run. The crawl's own threshold is long (it beats on though nothing
+    finishes), so only the freezing can make it stuck; the sensor's is 2 s. The crawl and
+    the sensor share the instance of ``dagster_instance`` (on PostgreSQL), as a daemon and
+    its runs do.
 
     The SIGSTOP freezes the crawl's whole process group, Dagster's compute-log helpers
     (``tail -F``, ``watch_orphans``) with it: the sensor must end all of them, not only the
@@ -207,7 +215,8 @@ def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
             server.hold_images(after=0)
         else:  # the designer page passes, the first show page is held
             server.hold_requests(after=1, kinds=("page",))
-        crawl = CrawlProcess(env, [site.brands[0].slug], 1, tmp_path / "logs")
+        crawl = CrawlProcess({**env, "FASHION_STUCK_AFTER_SECONDS": "600"},
+                             [site.brands[0].slug], 1, tmp_path / "logs")
         try:
             engine = catalog_engine(database_url)
             wait_until(lambda: server.held_count() >= 1 and [
@@ -240,7 +249,7 @@ def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
             assert crawl.process.wait(timeout=30) == -signal.SIGKILL
             # The helpers are not this test's children: init reaps them once they are gone.
             _, alive = psutil.wait_procs([p for p in frozen if p.pid != group], timeout=30)
-            assert not alive, f"left by the sensor: {[_describe(p) for p in alive]}"
+            assert not alive, f"left by the sensor: {[describe(p) for p in alive]}"
             assert group_processes(group) == []
             run = instance.get_run_by_id(row.run_id)
             assert run is not None and run.status == DagsterRunStatus.FAILURE
@@ -253,17 +262,77 @@ def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
     assert group_processes(crawl.process.pid) == []
 
 
-def group_processes(pgid: int) -> list[psutil.Process]:
-    """The processes of group ``pgid`` still alive (zombies are dead), found through psutil
-    rather than the /proc reading of the code under test."""
-    found = []
-    for proc in psutil.process_iter():
+def test_a_step_that_finishes_nothing_stops_beating_and_beats_again_once_it_does(
+        tmp_path: Path) -> None:
+    """The heartbeat says the step gets somewhere: with nothing finished for the threshold
+    (1 s) it stops, though the event loop turns; one finished show and it beats again."""
+    engine = catalog_engine(f"sqlite:///{tmp_path / 'catalog.db'}")
+    warnings: list[str] = []
+
+    def heartbeat() -> datetime:
+        row = progress.get(engine, "held")
+        assert row is not None
+        return row.heartbeat_at
+
+    async def held_then_one_show(tracker: CrawlProgress) -> datetime:
+        async with tracker.beating():
+            # Beats every 0.05 s would keep it younger than 0.2 s: it must age past 2 s.
+            await until(lambda: is_stuck(heartbeat(), datetime.now(UTC), 2.0))
+            tracker.show_done("chloe fall-2026")
+            await until(lambda: heartbeat() > datetime.now(UTC) - timedelta(seconds=0.5))
+            shown = heartbeat()
+            # Only a beat moves the heartbeat past the show's own write.
+            await until(lambda: heartbeat() > shown + timedelta(seconds=0.2))
+            return shown
+
+    with CrawlProgress(engine, "held", "runway_drafts", "chloe", 2, heartbeat_s=0.05,
+                       stuck_after_s=1.0, warn=warnings.append) as tracker:
+        asyncio.run(held_then_one_show(tracker))
+    assert warnings[:1] == ["nothing finished for 1 s: the heartbeat stops, and "
+                            "stuck_runs_sensor ends the run unless something finishes first"]
+
+
+@pytest.mark.slow
+def test_a_crawl_held_by_a_request_that_never_completes_stops_beating_and_is_ended(
+        tmp_path: Path, dagster_instance: DagsterInstance) -> None:
+    """A real crawl whose first photo request never completes (the replica's gate holds it,
+    as a host that drips a byte now and then would): its process runs and its loop turns,
+    but nothing finishes, so after FASHION_STUCK_AFTER_SECONDS (2 s) it stops beating; its
+    heartbeat then ages past the threshold and the sensor kills it and fails its run."""
+    site = build_site(brands=1, shows_per_brand=2, photos_per_show=4, hostile=False, seed=3)
+    database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
+    with start_replica(site) as server:
+        env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server,
+                           DAGSTER_HOME=str(tmp_path / "dagster-home"),
+                           FASHION_HEARTBEAT_SECONDS="0.2", FASHION_STUCK_AFTER_SECONDS="2",
+                           **ONE_AT_A_TIME)
+        server.hold_images(after=0)
+        crawl = CrawlProcess(env, [site.brands[0].slug], 1, tmp_path / "logs")
         try:
-            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
-                found.append(proc)
-        except (ProcessLookupError, psutil.NoSuchProcess):
-            continue  # ended while being looked at
-    return found
+            engine = catalog_engine(database_url)
+            wait_until(lambda: server.held_count() >= 1 and [
+                r.step for r in progress.running(engine)] == ["drafts"],
+                "the crawl held at its first photo", [crawl], 120)
+            [row] = progress.running(engine)
+
+            def stale() -> bool:
+                now = progress.get(engine, row.run_id)
+                return now is not None and is_stuck(now.heartbeat_at, datetime.now(UTC), 2.0)
+
+            wait_until(stale, "the heartbeat of the held crawl to stop", [crawl], 60)
+            assert _status(psutil.Process(crawl.process.pid)) != psutil.STATUS_STOPPED
+            with build_sensor_context(instance=dagster_instance,
+                                      resources=resources_from_env(env)) as context:
+                ended = stuck_runs_sensor(context).skip_message
+            assert ended.startswith("terminated 1 stuck crawl runs"), ended
+            assert crawl.process.wait(timeout=30) == -signal.SIGKILL
+            assert any("nothing finished for 2 s: the heartbeat stops" in event.user_message
+                       for event in dagster_instance.all_logs(row.run_id))
+            run = dagster_instance.get_run_by_id(row.run_id)
+            assert run is not None and run.status == DagsterRunStatus.FAILURE
+        finally:
+            server.release_images()
+            crawl.kill()
 
 
 def _status(proc: psutil.Process) -> str:
@@ -272,14 +341,6 @@ def _status(proc: psutil.Process) -> str:
         return proc.status()
     except psutil.NoSuchProcess:
         return "gone"
-
-
-def _describe(proc: psutil.Process) -> str:
-    """Pid, state and command line, so a failure names what was left behind."""
-    try:
-        return f"{proc.pid} [{proc.status()}] {' '.join(proc.cmdline())[:160]}"
-    except psutil.NoSuchProcess:
-        return f"{proc.pid} (gone)"
 
 
 def test_every_crawl_job_carries_the_crawl_tag_and_promotion_its_own() -> None:

@@ -1,4 +1,5 @@
-"""Crawls as separate processes: two at once, and one killed with SIGKILL mid-show.
+"""Crawls as separate processes: two at once, and one killed with SIGKILL mid-show, whose run
+the next crawl finds dead and fails.
 
 Both are synchronised through the replica's image gate (requests past a count block until
 released), never by sleeping: the test waits for the gate to hold the expected requests.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -16,8 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from dagster import DagsterInstance, DagsterRunStatus
 
+from fashion_assets.catalog import progress
 from fashion_assets.replica import ReplicaServer
+from fashion_assets.resources import catalog_engine
 from tests.conftest import normal_brands, pipeline_env
 
 pytestmark = pytest.mark.slow
@@ -98,6 +103,8 @@ def test_two_concurrent_runs_of_one_brand_make_no_duplicate_and_both_succeed(
 
 def test_a_run_killed_mid_show_then_run_again_loses_nothing_and_duplicates_nothing(
         tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+    """The killed run stays STARTED (nothing of its process is left to say otherwise) until
+    the next crawl, which fails it before it starts its own."""
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica,
                        DAGSTER_HOME=str(tmp_path / "dagster"))
     brand, _, first_show_photos = brand_of(replica)
@@ -121,3 +128,9 @@ def test_a_run_killed_mid_show_then_run_again_loses_nothing_and_duplicates_nothi
     [summary] = json.loads(out)["crawls"]
     assert summary["shows"]["skipped_already_ingested"] == 1
     assert summary["shows"]["created"] == len(expected_drafts(replica, brand)) - 1
+    with DagsterInstance.from_config(env["DAGSTER_HOME"]) as instance:
+        [killed_run] = [r for r in instance.get_runs() if r.run_id != summary["run_id"]]
+    assert killed_run.status == DagsterRunStatus.FAILURE
+    row = progress.get(catalog_engine(database_url), killed_run.run_id)
+    assert row is not None and row.status == "failed"
+    assert f"its process {process.pid} on {socket.gethostname()} is gone" in row.note

@@ -12,6 +12,7 @@ from fashion_assets.domain.progress import (
     format_age,
     heartbeat_age,
     is_stuck,
+    keeps_beating,
     percent,
     status_line,
 )
@@ -61,6 +62,28 @@ def test_naive_times_are_refused(naive: str) -> None:
 def test_a_threshold_that_makes_every_run_stuck_is_refused(threshold_s: float) -> None:
     with pytest.raises(ValueError, match="positive"):
         is_stuck(NOW, NOW, threshold_s)
+
+
+@pytest.mark.parametrize(("case", "since_progress_s", "threshold_s", "beats"), [
+    ("a show just finished", 0.0, 300, True),
+    ("a long show, 4 min 59 s without one finishing", 299.0, 300, True),
+    # Exactly at the threshold it still beats (when in doubt, keep the run).
+    ("exactly 5 min", 300.0, 300, True),
+    ("a request dripping for 5 min and a millisecond", 300.001, 300, False),
+    ("an hour held by one request", 3600.0, 300, False),
+    ("a custom threshold of 2 s, 2.5 s without progress", 2.5, 2, False),
+    ("the default threshold is 5 minutes", 301.0, STUCK_THRESHOLD_S, False),
+])
+def test_a_step_beats_only_while_it_makes_progress(case: str, since_progress_s: float,
+                                                   threshold_s: float, beats: bool) -> None:
+    # Monotonic clock readings: any origin, only the difference counts.
+    assert keeps_beating(1000.0, 1000.0 + since_progress_s, threshold_s) is beats, case
+
+
+@pytest.mark.parametrize("threshold_s", [0, -1])
+def test_a_threshold_that_would_silence_every_step_is_refused(threshold_s: float) -> None:
+    with pytest.raises(ValueError, match="positive"):
+        keeps_beating(0.0, 0.0, threshold_s)
 
 
 @pytest.mark.parametrize(("running", "queued", "pending", "line"), [
