@@ -38,10 +38,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_IMAGE_CONCURRENCY", "16", "Photo downloads in flight at once, per run."),
     Setting("FASHION_HOST_CONCURRENCY", "16", "Requests in flight at once to any one host."),
     Setting("FASHION_PAGE_DELAY", "0.25", "Seconds at least between two page requests "
-            "(anything but a photo) to one host, per client; 0: no delay."),
+            "(anything but a photo) to one host, by all workers, runs and machines together "
+            "(the budget is kept in the catalog database); 0: no delay."),
     Setting("FASHION_HOST_IMAGE_CONCURRENCY", "8", "Photo downloads in flight at once to any "
-            "one host. Halved (never below 1) when the host answers 429 or 503, then restored "
-            "one step at a time."),
+            "one host, by all workers, runs and machines together (shared fairly through the "
+            "catalog database). Halved (never below 1) when the host answers 429 or 503, then "
+            "restored one step at a time."),
     Setting("FASHION_THROTTLE_RESTORE_SECONDS", "30", "After a host throttled, one more photo "
             "download in flight is allowed again once this many seconds passed without "
             "throttling (or sooner, see FASHION_THROTTLE_RESTORE_SUCCESSES), up to "

@@ -23,11 +23,13 @@ from sqlalchemy import Engine
 
 from fashion_assets import settings
 from fashion_assets.catalog.db import create_catalog_engine
+from fashion_assets.catalog.host_budget import DatabaseBudgetStore
 from fashion_assets.catalog.migrations import apply_migrations
 from fashion_assets.catalog.names import seed_cities
 from fashion_assets.crawl.base import CrawlLimits, SourceSite
+from fashion_assets.crawl.budget import HostBudget
 from fashion_assets.crawl.galleries import source_site
-from fashion_assets.crawl.http import HttpPolicy
+from fashion_assets.crawl.http import Fetcher, HttpPolicy
 from fashion_assets.domain.backpressure import BackpressureRules
 from fashion_assets.domain.coverage import CoverageRules, RepairRules
 from fashion_assets.domain.discovery import DiscoveryScope
@@ -191,6 +193,14 @@ class CrawlerResource(ConfigurableResource):
             throttle_restore_s=self.throttle_restore_seconds,
             throttle_restore_successes=self.throttle_restore_successes,
         )
+
+    def fetcher(self, hosts: HostPolicy, engine: Engine) -> Fetcher:
+        """A client within ``hosts``, whose share of each host's pace is kept in the catalog
+        database ``engine`` with every other client's (worker, run or machine)."""
+        policy = self.http_policy()
+        budget = HostBudget(DatabaseBudgetStore(engine), policy.pace_rules(),
+                            infra_retry_s=self.infra_retry_seconds)
+        return Fetcher(policy, hosts, budget=budget)
 
     def limits(self) -> CrawlLimits:
         return CrawlLimits(

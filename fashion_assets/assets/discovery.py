@@ -14,7 +14,6 @@ from fashion_assets.assets.steps import step_progress
 from fashion_assets.catalog.discovery import brand_spellings, hold_designers, register_designers
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.discovery import DesignerListings, most_pages, read_designer_listings
-from fashion_assets.crawl.http import Fetcher
 from fashion_assets.domain.discovery import Discovery, DiscoveryScope, discover
 from fashion_assets.partitions import brand_partitions
 from fashion_assets.report import table
@@ -50,7 +49,7 @@ def vogue_designer_discovery(context: AssetExecutionContext, catalog: CatalogRes
                             most_pages(discovery.seasons), unit="pages", partition=site.source)
 
     async def read() -> DesignerListings:
-        async with Fetcher(crawler.http_policy(), vogue.host_policy()) as fetcher, \
+        async with crawler.fetcher(vogue.host_policy(), engine) as fetcher, \
                 tracker.beating():
             return await read_designer_listings(
                 fetcher, site, seasons=discovery.seasons, max_page_bytes=crawler.max_page_bytes,

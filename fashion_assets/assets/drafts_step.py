@@ -59,7 +59,7 @@ def run_drafts(context: AssetExecutionContext, engine: Engine, crawler: CrawlerR
                           photos_total_delta=handled - planned(result))
 
     async def run() -> tuple[list[R], FetchCounters]:
-        async with Fetcher(crawler.http_policy(), hosts) as fetcher, tracker.beating():
+        async with crawler.fetcher(hosts, engine) as fetcher, tracker.beating():
             return await ingest(fetcher, on_result), fetcher.counters
 
     with tracker:

@@ -14,7 +14,6 @@ from fashion_assets.assets.steps import log_listing, run_listing, step_progress
 from fashion_assets.catalog import names
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.base import SourceSite
-from fashion_assets.crawl.http import Fetcher
 from fashion_assets.crawl.runway import ListingError, ListingResult, crawl_listing
 from fashion_assets.crawl.seasons import crawl_season_listing
 from fashion_assets.domain.hosts import HostPolicy
@@ -71,7 +70,7 @@ def _list_brand(context: AssetExecutionContext, engine: Engine, site: SourceSite
                 tracker: CrawlProgress) -> ListingResult:
     """One brand's listing: fetched, recorded, its own name and its notes logged."""
     async def run() -> ListingResult:
-        async with Fetcher(crawler.http_policy(), hosts) as fetcher, tracker.beating():
+        async with crawler.fetcher(hosts, engine) as fetcher, tracker.beating():
             return await crawl_listing(fetcher, site, engine, by, brand,
                                        run_id=context.run.run_id,
                                        max_page_bytes=crawler.max_page_bytes)

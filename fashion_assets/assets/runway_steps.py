@@ -18,7 +18,6 @@ from fashion_assets.catalog.entities import RUNWAY
 from fashion_assets.catalog.runway import ShowRow
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.base import SourceSite
-from fashion_assets.crawl.http import Fetcher
 from fashion_assets.crawl.infra import InfrastructureError
 from fashion_assets.crawl.runway import ManifestResult, ShowResult, fetch_manifests, ingest_shows
 from fashion_assets.domain.hosts import HostPolicy
@@ -51,7 +50,7 @@ def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
                          f"{result.reason}".rstrip())
 
     async def run():
-        async with Fetcher(crawler.http_policy(), hosts) as fetcher, tracker.beating():
+        async with crawler.fetcher(hosts, engine) as fetcher, tracker.beating():
             return await fetch_manifests(fetcher, site, engine, shows, run_id=context.run.run_id,
                                          limits=crawler.limits(), on_result=on_result)
 

@@ -49,7 +49,7 @@ def run_listing(context: AssetExecutionContext, engine: Engine, crawler: Crawler
     tracker = step_progress(context, engine, crawler, "listing", 1, unit=unit, later=later)
 
     async def run() -> T:
-        async with Fetcher(crawler.http_policy(), hosts) as fetcher, tracker.beating():
+        async with crawler.fetcher(hosts, engine) as fetcher, tracker.beating():
             return await read(fetcher)
 
     with listing_failures(), tracker:

@@ -3,7 +3,8 @@
 Every request passes the host policy first (the source's base host and its image hosts, and
 nothing else: redirect targets included), then robots.txt (``crawl/robots.py``), then the
 host's pace (``domain/politeness.py``: photos within a per-host cap that a 429 or 503 halves,
-pages spaced apart), a per-host concurrency limit (``crawl/limits.py``) and any
+pages spaced apart, both shared with every other client through ``crawl/budget.py``), a
+per-host concurrency limit (``crawl/limits.py``) and any
 ``Retry-After`` window the host gave us (``crawl/windows.py``). Connections go only to the
 addresses the host policy judged (``crawl/resolver.py``), and each exchange has a deadline.
 Answers are judged by ``crawl/responses.py``: failures come back as a ``Fetched`` with a
@@ -33,7 +34,8 @@ import httpx
 from aiohttp.abc import AbstractResolver
 from httpx_aiohttp import AiohttpTransport
 
-from fashion_assets.crawl.limits import ImageSlots, Limiter
+from fashion_assets.crawl.budget import HostBudget, MemoryBudgetStore
+from fashion_assets.crawl.limits import ImageSlots
 from fashion_assets.crawl.resolver import CheckedResolver
 from fashion_assets.crawl.responses import (
     FetchCounters,
@@ -44,11 +46,10 @@ from fashion_assets.crawl.responses import (
     transport_errors_retried,
     within_deadline,
 )
-from fashion_assets.crawl.robots import RobotsRules, rules_from
+from fashion_assets.crawl.robots import RobotsFile, RobotsRules, rules_from
 from fashion_assets.crawl.windows import RetryAfterWindows, machine_windows_dir
 from fashion_assets.domain.hosts import HostDecision, HostPolicy, check_url
-from fashion_assets.domain.politeness import HostPace, PaceRules, after_answer, page_sent, page_wait
-from fashion_assets.domain.politeness import start as start_pace
+from fashion_assets.domain.politeness import PaceRules
 
 # What a request fetches: a photo ("image"), or anything else ("page"), paced differently.
 FetchKind = Literal["page", "image"]
@@ -94,26 +95,25 @@ def _ssl_context() -> ssl.SSLContext:
 class Fetcher:
     """An async HTTP client bound to one host policy. Use as ``async with Fetcher(...)``.
 
-    ``windows`` defaults to the Retry-After windows shared on this machine. The pace of each
-    host (``domain/politeness.py``) is this client's own, read on ``clock`` (monotonic
-    seconds): a photo limiter per host whose limit follows the rule, and the time of the last
-    page request. ``resolver`` is the name service (the system's when None); the client
-    connects only to the addresses of its answers that passed the host policy.
+    ``windows`` defaults to the Retry-After windows shared on this machine. ``budget`` is
+    this client's share of each host's pace (``crawl/budget.py``): a crawl's is kept in the
+    catalog database with every other client's; by default the client is alone (in memory).
+    ``clock`` (monotonic seconds) times robots.txt and name lookups. ``resolver`` is the
+    name service (the system's when None); the client connects only to the addresses of its
+    answers that passed the host policy.
     """
 
     def __init__(
         self, policy: HttpPolicy, hosts: HostPolicy, *, rng: random.Random | None = None,
         windows: RetryAfterWindows | None = None, clock: Callable[[], float] = time.monotonic,
-        resolver: AbstractResolver | None = None,
+        resolver: AbstractResolver | None = None, budget: HostBudget | None = None,
     ) -> None:
         self.policy = policy
         self.hosts = hosts
         self.counters = FetchCounters()
         self._rng = rng or random.Random()
         self._clock = clock
-        self._pace_rules = policy.pace_rules()
-        self._paces: dict[str, HostPace] = {}
-        self._image_slots: dict[str, Limiter] = {}
+        self.budget = budget or HostBudget(MemoryBudgetStore(), policy.pace_rules())
         self._host_slots: dict[str, asyncio.Semaphore] = {}
         self._windows = windows or RetryAfterWindows(machine_windows_dir(),
                                                      policy.max_retry_after_s)
@@ -128,6 +128,7 @@ class Fetcher:
     async def __aenter__(self) -> Fetcher:
         self._transport = AiohttpTransport(verify=_ssl_context(), trust_env=False,
                                            client=self._session)
+        await self.budget.__aenter__()
         return self
 
     def _session(self) -> aiohttp.ClientSession:
@@ -138,23 +139,15 @@ class Fetcher:
         return aiohttp.ClientSession(connector=connector)
 
     async def __aexit__(self, *exc_info: object) -> None:
+        await self.budget.__aexit__(*exc_info)
         if self._transport is not None:
             await self._transport.aclose()
             self._transport = None
 
-    def pace(self, host: str) -> HostPace:
-        """The pace of ``host`` (``host[:port]``, as in the URL) as this client keeps it."""
-        pace = self._paces.get(host)
-        if pace is None:
-            pace = self._paces[host] = start_pace(self._pace_rules, self._clock())
-        return pace
-
     def image_slots(self, host: str) -> ImageSlots:
-        """The photo downloads of ``host`` (``host[:port]``): limit, in flight, waiting."""
-        limiter = self._image_slots.get(host)
-        if limiter is None:
-            return ImageSlots(self.pace(host).image_limit, 0, 0)
-        return ImageSlots(limiter.limit, limiter.active, limiter.waiting)
+        """This client's photo downloads of ``host`` (``host[:port]``): the limit its share
+        of the host's budget allows now, in flight, waiting."""
+        return self.budget.slots(host)
 
     async def fetch(self, url: str, *, max_bytes: int, kind: FetchKind = "page") -> Fetched:
         """GET ``url`` within the policy; never raises for network or HTTP trouble.
@@ -219,8 +212,20 @@ class Fetcher:
         return HostDecision(True, None, None)
 
     async def _read_robots(self, origin: str) -> RobotFileParser | None:
-        """``origin``'s robots.txt with this client's retries: its rules, no rules for a 4xx
-        or a redirect, None when the server could not answer (``crawl/robots.py``)."""
+        """``origin``'s rules (``crawl/robots.py``): as another client read them lately
+        (kept with the host budget, so the workers and runs of a crawl ask the host once),
+        or read now and kept for the others; None when the server could not answer."""
+        kept = await self.budget.kept_robots(origin)
+        if kept is None:
+            kept = await self._fetch_robots(origin)
+            if kept is None:
+                return None  # an outage is never kept: every client retries on its own
+            await self.budget.keep_robots(origin, kept)
+        return rules_from(kept.text)
+
+    async def _fetch_robots(self, origin: str) -> RobotsFile | None:
+        """``origin``'s robots.txt with this client's retries: its text, no rules for a 4xx
+        or a redirect, None when the server could not answer."""
         for attempt in range(1, self.policy.retries + 2):
             try:
                 response = await self._attempt(origin + "/robots.txt", 512 * 1024)
@@ -230,26 +235,23 @@ class Fetcher:
                 await asyncio.sleep(self._backoff(attempt, retry.wait_s))
                 continue
             if isinstance(response, str):
-                return rules_from(None)
+                return RobotsFile(None)
             if response.error is not None:
                 refused = bool(response.status) and 400 <= (response.status or 0) < 500
-                return rules_from(None) if refused else None
-            return rules_from(response.body)
+                return RobotsFile(None) if refused else None
+            return RobotsFile(response.body.decode("utf-8", "replace"))
         return None
 
     async def _attempt(self, url: str, max_bytes: int, kind: FetchKind = "page") -> Fetched | str:
         """One request. Returns the result, or the next URL for a redirect; raises Retry.
 
-        A photo first takes one of its host's photo slots (the cap the pace allows now), then,
-        like a page, one of the host's request slots.
+        A photo first takes one of this client's slots of its host's photo budget, then, like
+        a page, one of the host's request slots.
         """
         host = urlsplit(url).netloc
         if kind != "image":
             return await self._send(url, host, max_bytes, kind)
-        limiter = self._image_slots.get(host)
-        if limiter is None:
-            limiter = self._image_slots[host] = Limiter(self.pace(host).image_limit)
-        async with limiter:
+        async with self.budget.image_slot(host):
             return await self._send(url, host, max_bytes, kind)
 
     async def _send(self, url: str, host: str, max_bytes: int, kind: FetchKind) -> Fetched | str:
@@ -257,7 +259,7 @@ class Fetcher:
         slots = self._host_slots.setdefault(host, asyncio.Semaphore(self.policy.host_concurrency))
         async with slots:
             await self._wait_turn(host, kind)
-            sent_at = self._clock()
+            sent_at = self.budget.now()
             self.counters.requests += 1
             # Straight to the transport: the client layer's cookie jar, auth and redirect
             # handling cost a fifth of a crawl's CPU, and this client needs none of them.
@@ -267,7 +269,7 @@ class Fetcher:
                 with transport_errors_retried():
                     response = await self._transport.handle_async_request(request)
                     try:
-                        self._paced(host, response.status_code, sent_at)
+                        await self.budget.answered(host, response.status_code, sent_at)
                         return await read_response(
                             url, response, max_bytes, self.counters,
                             max_retry_after_s=self.policy.max_retry_after_s,
@@ -277,32 +279,20 @@ class Fetcher:
                         await response.aclose()
 
     async def _wait_turn(self, host: str, kind: FetchKind) -> None:
-        """Wait out the host's Retry-After window and, for a page, the page delay.
+        """Wait out the host's Retry-After window and, for a page, its page turn.
 
-        The window is checked again after the page delay's sleep (a 429 may arrive meanwhile);
-        the page's send time is recorded with no await between check and record, so two
-        pages of one host are never sent less than the delay apart.
+        A turn is the moment the host's budget gives this page, shared with every client, so
+        pages of one host are sent at least the delay apart whoever sends them. A window that
+        opens while the page waits for its turn (a 429 meanwhile) is waited out, then the
+        page takes a new turn.
         """
         while True:
             await self._respect_retry_after(host)
             if kind != "page":
                 return
-            wait = page_wait(self.pace(host), self._clock())
-            if wait <= 0:
-                self._paces[host] = page_sent(self.pace(host), self._clock())
+            await self.budget.page_turn(host)
+            if self._windows.end(host) <= time.time():
                 return
-            await asyncio.sleep(wait)
-
-    def _paced(self, host: str, status: int, sent_at: float) -> None:
-        """Tell the host's pace how it answered; its photo limiter follows the new limit."""
-        pace = self.pace(host)
-        paced = after_answer(pace, status, self._clock(), sent_at=sent_at)
-        if paced is pace:
-            return
-        self._paces[host] = paced
-        limiter = self._image_slots.get(host)
-        if limiter is not None and paced.image_limit != limiter.limit:
-            limiter.resize(paced.image_limit)
 
     async def _respect_retry_after(self, host: str) -> None:
         """Wait until the host's Retry-After window is over.

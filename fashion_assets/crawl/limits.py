@@ -36,12 +36,15 @@ class Limiter:
         self.limit = limit
         self.active = 0
         self._waiters: deque[asyncio.Future[None]] = deque()
+        self._error: BaseException | None = None
 
     @property
     def waiting(self) -> int:
         return len(self._waiters)
 
     async def __aenter__(self) -> None:
+        if self._error is not None:
+            raise self._error
         if self.active < self.limit and not self._waiters:
             self.active += 1
             return
@@ -50,8 +53,8 @@ class Limiter:
         try:
             await waiter
         except asyncio.CancelledError:
-            if not waiter.cancelled():  # granted a slot just as it was cancelled: hand it on
-                self._release()
+            if not waiter.cancelled() and waiter.exception() is None:
+                self._release()  # granted a slot just as it was cancelled: hand it on
             elif waiter in self._waiters:
                 self._waiters.remove(waiter)
             raise
@@ -62,6 +65,15 @@ class Limiter:
     def resize(self, limit: int) -> None:
         self.limit = limit
         self._hand_over()
+
+    def fail(self, error: BaseException) -> None:
+        """Whoever waits, and whoever comes later, gets ``error`` instead of a slot (what
+        sets the limit cannot any more)."""
+        self._error = error
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_exception(error)
 
     def _release(self) -> None:
         self.active -= 1

@@ -1,4 +1,5 @@
-"""robots.txt, as the HTTP client obeys it: each origin's rules read once per client.
+"""robots.txt, as the HTTP client obeys it: each origin's rules read once per client, and
+shared with every other client for ``ROBOTS_MAX_AGE_S`` (``crawl/budget.py``).
 
 A site whose robots.txt cannot be read (timeouts, 5xx, dropped connections after every
 retry) is kept out, as RFC 9309 asks, but only for ``ROBOTS_UNREADABLE_RETRY_S``: the refusal
@@ -12,17 +13,28 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
 # How long a host whose robots.txt could not be read is kept out before it is read again.
 ROBOTS_UNREADABLE_RETRY_S = 60.0
+# How long a robots.txt one client read serves every other client. An hour: well within the
+# day RFC 9309 allows a cache, and short enough that a site's new rules reach the next crawl.
+ROBOTS_MAX_AGE_S = 3600.0
 
 
-def rules_from(body: bytes | None) -> RobotFileParser:
-    """The rules a robots.txt body gives; None (a 4xx, a redirect): no rules at all."""
+@dataclass(frozen=True)
+class RobotsFile:
+    """An origin's robots.txt as read: its text, or None for no rules (a 4xx, a redirect)."""
+
+    text: str | None
+
+
+def rules_from(text: str | None) -> RobotFileParser:
+    """The rules a robots.txt gives; None (a 4xx, a redirect): no rules at all."""
     parser = RobotFileParser()
-    parser.parse([] if body is None else body.decode("utf-8", "replace").splitlines())
+    parser.parse([] if text is None else text.splitlines())
     return parser
 
 

@@ -6,7 +6,7 @@ overloaded) is saying that we send too much at once; waiting the window out and 
 at full concurrency gets us throttled again, and in the end blocked. So, per host:
 
 - pages (anything that is not a photo: listings, show pages, robots.txt) are sent at least
-  ``page_delay_s`` apart (``page_wait``, then ``page_sent``), as a site expects of a crawler;
+  ``page_delay_s`` apart (``page_turn``), as a site expects of a crawler;
 - photo downloads in flight are capped at ``image_cap``; a throttling answer (``THROTTLE_STATUS``)
   halves the cap in force, never below 1 (``after_throttle``). One cut per round: an answer to
   a request sent before the last cut was already in flight when that cut was made, so it
@@ -54,8 +54,7 @@ class HostPace:
     """One host's pace: the photo downloads it may have in flight now, and its history.
 
     ``changed_at`` is when ``image_limit`` last changed (or the state began), ``successes``
-    the successful answers since then, ``cut_at`` when the limit was last halved, ``page_at``
-    when the last page request was sent (None: never).
+    the successful answers since then, ``cut_at`` when the limit was last halved.
     """
 
     rules: PaceRules
@@ -63,24 +62,23 @@ class HostPace:
     changed_at: float
     successes: int = 0
     cut_at: float | None = None
-    page_at: float | None = None
 
 
 def start(rules: PaceRules, now: float) -> HostPace:
-    """A host not called yet: the full cap, no page sent."""
+    """A host not called yet: the full cap."""
     return HostPace(rules, rules.image_cap, now)
 
 
-def page_wait(state: HostPace, now: float) -> float:
-    """Seconds to wait before the next page request to this host may be sent (0.0: now)."""
-    if state.page_at is None:
-        return 0.0
-    return max(0.0, state.page_at + state.rules.page_delay_s - now)
+def page_turn(next_at: float, now: float, delay_s: float) -> tuple[float, float]:
+    """A page asks for its turn at ``now``; the host's next free moment is ``next_at``.
 
-
-def page_sent(state: HostPace, now: float) -> HostPace:
-    """A page request is sent now; the next one waits ``page_delay_s`` from here."""
-    return replace(state, page_at=now)
+    Returns when the page may be sent (``next_at``, or now if that has passed) and the next
+    free moment after it (``delay_s`` later). Turns are handed out in the order asked, so
+    pages of one host are never sent less than the delay apart, whoever sends them; the
+    catalog database applies this rule in one statement (``catalog/host_budget.py``).
+    """
+    send_at = max(next_at, now)
+    return send_at, send_at + delay_s
 
 
 def is_throttle(status: int) -> bool:

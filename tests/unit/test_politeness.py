@@ -14,8 +14,7 @@ from fashion_assets.domain.politeness import (
     after_answer,
     after_success,
     after_throttle,
-    page_sent,
-    page_wait,
+    page_turn,
     start,
 )
 
@@ -26,11 +25,11 @@ def at_limit(limit: int, *, rules: PaceRules = RULES, changed_at: float = 0.0) -
     return replace(start(rules, 0.0), image_limit=limit, changed_at=changed_at)
 
 
-def test_a_new_host_starts_at_the_full_cap_with_no_page_sent() -> None:
+def test_a_new_host_starts_at_the_full_cap() -> None:
     pace = start(RULES, 5.0)
 
     assert (pace.image_limit, pace.changed_at, pace.successes) == (8, 5.0, 0)
-    assert pace.cut_at is None and pace.page_at is None
+    assert pace.cut_at is None
 
 
 @pytest.mark.parametrize(("cap", "limit", "halved"), [
@@ -130,36 +129,30 @@ def test_answers_are_classified_by_status(status: int, limit: int) -> None:
     assert after_answer(pace, status, 11.0, sent_at=10.5).image_limit == limit
 
 
-@pytest.mark.parametrize(("sent", "now", "wait"), [
-    (None, 0.0, 0.0),    # no page sent yet: go now
-    (10.0, 10.0, 0.25),
-    (10.0, 10.1, 0.15),
-    (10.0, 10.25, 0.0),
-    (10.0, 12.0, 0.0),
+@pytest.mark.parametrize(("next_at", "now", "send_at"), [
+    (0.0, 10.0, 10.0),     # no page sent yet: go now
+    (10.25, 10.0, 10.25),  # the last page went at 10.0: wait for its delay
+    (10.25, 10.1, 10.25),
+    (10.25, 10.25, 10.25),
+    (10.25, 12.0, 12.0),   # the delay is long over: go now
 ])
-def test_a_page_waits_until_the_delay_since_the_last_page_passed(
-        sent: float | None, now: float, wait: float) -> None:
-    pace = start(RULES, 0.0) if sent is None else page_sent(start(RULES, 0.0), sent)
-
-    assert page_wait(pace, now) == pytest.approx(wait)
+def test_a_page_is_sent_at_the_hosts_next_free_moment_or_now(
+        next_at: float, now: float, send_at: float) -> None:
+    assert page_turn(next_at, now, 0.25) == pytest.approx((send_at, send_at + 0.25))
 
 
-def test_pages_sent_one_after_another_are_spaced_by_the_delay() -> None:
-    pace, now, sent = start(RULES, 0.0), 0.0, []
-    for _ in range(4):
-        now += page_wait(pace, now)
-        pace = page_sent(pace, now)
-        sent.append(now)
+def test_pages_asking_at_once_get_turns_spaced_by_the_delay() -> None:
+    next_at, sent = 0.0, []
+    for _ in range(4):  # four clients ask at the same moment
+        send_at, next_at = page_turn(next_at, 5.0, 0.25)
+        sent.append(send_at)
 
+    assert sent == pytest.approx([5.0, 5.25, 5.5, 5.75])
     assert [b - a for a, b in itertools.pairwise(sent)] == pytest.approx([0.25] * 3)
 
 
-def test_no_delay_means_no_wait_and_page_pacing_leaves_the_photo_cap_alone() -> None:
-    rules = replace(RULES, page_delay_s=0.0)
-    pace = page_sent(start(rules, 0.0), 10.0)
-
-    assert page_wait(pace, 10.0) == 0.0
-    assert pace.image_limit == 8
+def test_no_delay_means_every_turn_is_now() -> None:
+    assert page_turn(10.0, 10.0, 0.0) == (10.0, 10.0)
 
 
 @pytest.mark.parametrize("changes", [{"page_delay_s": -0.1}, {"image_cap": 0},
