@@ -22,7 +22,7 @@ def build_definitions(env: Mapping[str, str] | None = None,
         runway_definitions(env, sources),
         street_definitions(),
         catalog_definitions(),
-        operations_definitions(env),
+        operations_definitions(env, sources),
         Definitions(
             resources=resources_from_env(env, sources),
             # A run whose config names no logger logs as Dagster's default (the console at

@@ -177,6 +177,11 @@ class CrawlProgress:
                      photos_done_delta=photos_done_delta, photos_total_delta=photos_total_delta,
                      shows_total_delta=shows_total_delta)
 
+    def progressed(self) -> None:
+        """Note that the step got somewhere without finishing a show (a lost photo fetched
+        again once the shows are done), so it keeps beating."""
+        self._progressed = time.monotonic()
+
     def beat(self) -> None:
         """Queue a heartbeat (returns at once)."""
         self._submit(progress_catalog.beat)

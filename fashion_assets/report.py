@@ -16,6 +16,7 @@ from dagster import (
 
 from fashion_assets.crawl.http import FetchCounters
 from fashion_assets.domain.ingest import Outcome, count_outcomes
+from fashion_assets.domain.store_heal import HealReport
 
 MAX_TABLE_ROWS = 500
 # Text longer than this is cut, with a visible "…": a whole page pasted into a reason
@@ -85,4 +86,22 @@ def ingest_counts(prefix: str, results: Sequence[_Ingested], counters: FetchCoun
         "requests": counters.requests,
         "bytes_received": counters.bytes_received,
         "store": store_url,
+    }
+
+
+def heal_metadata(report: HealReport) -> dict[str, object]:
+    """The store heal's counts (``heal_``: photos checked, missing from the store, fetched
+    again, still missing), then, when any is still missing, its count by reason and the
+    tries that failed (``domain/store_heal.py: MAX_LISTED`` of them)."""
+    return {
+        "heal_checked": report.checked,
+        "heal_missing": report.missing,
+        "heal_healed": report.healed,
+        "heal_still_missing": report.unhealed_count,
+        **(table("heal_still_missing_by_reason", [("reason", "string"), ("objects", "int")],
+                 sorted(report.still_missing.items())) if report.still_missing else {}),
+        **(table("heal_unhealed_table", [("object key", "string"), ("source URL", "string"),
+                                          ("reason", "string"), ("detail", "string")],
+                 [(u.key, u.url, u.reason, u.detail) for u in report.unhealed])
+           if report.unhealed else {}),
     }

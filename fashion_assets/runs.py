@@ -226,6 +226,32 @@ def discover_designers(instance: Any, env: Mapping[str, str] | None = None, *,
     return summary
 
 
+def heal_store(instance: Any, env: Mapping[str, str] | None = None, *,
+               batch: int | None = None, run_log: RunLog = RunLog.EVENTS) -> dict[str, Any]:
+    """Run a tick of store_heal_job in this process, as store_heal_schedule launches it
+    (``batch``: photos to check instead of ``FASHION_HEAL_BATCH``); its metadata's counts
+    and tables (as rows, for ``--json``), and the failure if it failed."""
+    from fashion_assets.jobs.store_heal import JOB_NAME, OP_NAME
+    from fashion_assets.report import plain_value
+
+    env_items = tuple(sorted((env if env is not None else os.environ).items()))
+    config: dict[str, Any] = run_log.run_config()
+    if batch is not None:
+        config = {**config, "ops": {OP_NAME: {"config": {"batch": batch}}}}
+    result = _crawl_job(env_items, JOB_NAME).execute_in_process(
+        run_config=config, instance=instance, raise_on_error=False,
+        tags={PROCESS_TAG: str(process_mark())})
+    summary: dict[str, Any] = {"run_id": result.run_id, "success": result.success}
+    for event in result.events_for_node(OP_NAME):
+        if event.is_successful_output:
+            summary.update({k: plain_value(v)
+                            for k, v in event.step_output_data.metadata.items()})
+    if not result.success:
+        failures = [_root_message(e) for e in result.all_events if e.is_step_failure]
+        summary["error"] = failures[0] if failures else "run failed"
+    return summary
+
+
 def _forget_unlisted_brand(instance: Any, slug: str, env: Mapping[str, str] | None) -> None:
     """Remove the partition of a brand whose listing was never read (it is not in the
     catalog), which this crawl added: nothing but the failed run and its ingest log entry
@@ -514,6 +540,9 @@ def _summary(kind: CrawlKind, key: str, result: Any) -> dict[str, Any]:
         summary["shows"] = {o.value: meta[kind.outcome_prefix + o.value] for o in Outcome}
         summary["images_stored"] = meta["images_stored"]
         summary["images_missing"] = meta["images_missing"]
+        # The store heal of the partition's photos: lost ones found, fetched again, not.
+        summary["photos_lost"] = meta.get("heal_missing", 0)
+        summary["photos_healed"] = meta.get("heal_healed", 0)
     if not result.success:
         failures = [_root_message(e) for e in result.all_events if e.is_step_failure]
         summary["error"] = failures[0] if failures else "run failed"
@@ -550,8 +579,11 @@ def summary_line(s: Mapping[str, Any], *, program: str = "fashion-assets") -> st
                  f" ({program} names list)")
     if not outcomes:
         return f"{s['partition']}: {text}"
+    lost = s.get("photos_lost", 0)
     return (f"{s['partition']}: {text}; "
-            f"{s.get('images_stored', 0)} photos stored, {s.get('images_missing', 0)} missing")
+            f"{s.get('images_stored', 0)} photos stored, {s.get('images_missing', 0)} missing"
+            + (f"; {s.get('photos_healed', 0)} of {lost} photos lost from the store fetched "
+               "again" if lost else ""))
 
 
 def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:

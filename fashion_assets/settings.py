@@ -131,6 +131,13 @@ SETTINGS: tuple[Setting, ...] = (
             "only once it is this many hours old, so an ingest in flight keeps its photos."),
     Setting("FASHION_CLEANUP_CRON", "0 4 * * *", "When the media_cleanup_schedule runs (cron, "
             "UTC)."),
+    Setting("FASHION_HEAL_BATCH", "20000", "Referenced photos store_heal_job checks per "
+            "tick (the next ones in key order, from where the last tick stopped; then it "
+            "starts over); those the store lost are fetched again from their source URLs. "
+            "Read when the code location loads (the job's default `batch`)."),
+    Setting("FASHION_HEAL_CRON", "15 * * * *", "When store_heal_schedule runs a tick of the "
+            "store heal (cron, UTC): hourly by default, so a million photos are all checked "
+            "about every two days."),
     Setting("FASHION_REVIEW_URL", "http://127.0.0.1:8810", "Where editors reach the review "
             "page; promotion metadata shows thumbnails and links through it."),
     Setting("FASHION_REVIEW_SECRET", "", "The secret editors sign in to the review page with "
@@ -150,6 +157,19 @@ def setting(env: Mapping[str, str], name: str, default: str | None = None) -> st
         raise KeyError(f"unknown setting {name}")
     value = env.get(name, "").strip()
     return value or fallback
+
+
+def positive_int(env: Mapping[str, str], name: str) -> int:
+    """Setting ``name`` as a positive integer; a bad value fails with the setting's name
+    (checked where the code location loads, not in the middle of a run)."""
+    raw = setting(env, name)
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{name}={raw!r} must be a positive integer")
+    return value
 
 
 def home_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -18,7 +18,7 @@ from dagster import (
     asset_check,
 )
 
-from fashion_assets.catalog import integrity
+from fashion_assets.catalog import integrity, store_heal
 from fashion_assets.report import table
 from fashion_assets.resources import CatalogResource, ObjectStoreResource
 
@@ -54,18 +54,26 @@ def drafts_source_key_unique(catalog: CatalogResource) -> AssetCheckResult:
                    "source keys held by several drafts")
 
 
+HEAL_HINT = ("store_heal_job fetches lost photos again from their source URLs (a crawl does "
+             "for the shows it touches); `fashion-assets store missing` lists those it could "
+             "not fetch, with the reason")
+
+
 def _photos_stored(asset: str, where: str, photos: str, *, blocking: bool
                    ) -> AssetChecksDefinition:
-    """Every photo the drafts or the catalog (``where``) reference is in the object store."""
+    """Every photo the drafts or the catalog (``where``) reference is in the object store;
+    each example says what the store heal recorded for it, if it tried."""
     @asset_check(asset=asset, name=f"{photos.replace(' ', '_')}_stored", blocking=blocking,
                  description=f"Every photo the {where} reference is in the object store.")
     def photos_stored(catalog: CatalogResource, store: ObjectStoreResource
                       ) -> AssetCheckResult:
-        checked, missing, examples = integrity.missing_objects(catalog.engine(), store.open(),
-                                                               where)
-        return _result([{"object_key": key} for key in examples],
-                       f"{photos} missing from the store", count=missing,
-                       checked=checked)
+        engine = catalog.engine()
+        checked, missing, examples = integrity.missing_objects(engine, store.open(), where)
+        reasons = store_heal.reasons_of(engine, examples)
+        return _result([{"object_key": key, "heal": reasons.get(key, "not tried yet")}
+                        for key in examples],
+                       f"{photos} missing from the store", count=missing, checked=checked,
+                       **({"heal": HEAL_HINT} if missing else {}))
 
     return photos_stored
 

@@ -3,7 +3,9 @@ run's items through the one ingest path, with progress per item in the run's log
 ``crawl_progress`` row (for the status command, the /crawler page and the stuck-run rule).
 
 The step's asset says what its items are called and how each is planned; this module runs
-them and hands back the results and the fetcher's counters for the metadata.
+them, then heals the store for the items it touched (their photos the store lost, fetched
+again: ``crawl/store_heal.py``), and hands back the results, the fetcher's counters and the
+heal's report for the metadata.
 """
 
 from collections.abc import Awaitable, Callable
@@ -14,14 +16,18 @@ from dagster import AssetExecutionContext
 from sqlalchemy import Engine
 
 from fashion_assets.assets.steps import step_progress
+from fashion_assets.catalog.entities import EntityTables
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.http import Fetcher
 from fashion_assets.crawl.ingest import IngestResult
 from fashion_assets.crawl.responses import FetchCounters
+from fashion_assets.crawl.store_heal import heal_after_ingest
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.ingest import Outcome
+from fashion_assets.domain.store_heal import HealReport
 from fashion_assets.progress import ProgressLog
 from fashion_assets.resources import CrawlerResource
+from fashion_assets.storage import ObjectStore
 
 R = TypeVar("R", bound=IngestResult[Any])
 
@@ -32,10 +38,12 @@ class DraftsRun(Generic[R]):
     counters: FetchCounters
     done: int  # items of the progress row done, and its total
     total: int
+    healed: HealReport  # the store heal of the items' photos
 
 
 def run_drafts(context: AssetExecutionContext, engine: Engine, crawler: CrawlerResource,
-               hosts: HostPolicy, count: int, *, unit: str, photos_planned: int,
+               hosts: HostPolicy, count: int, *, store: ObjectStore, tables: EntityTables,
+               unit: str, photos_planned: int,
                label: Callable[[R], tuple[str, str]], planned: Callable[[R], int],
                ingest: Callable[[Fetcher, Callable[[R], None]], Awaitable[list[R]]]
                ) -> DraftsRun[R]:
@@ -43,7 +51,8 @@ def run_drafts(context: AssetExecutionContext, engine: Engine, crawler: CrawlerR
 
     ``label``: a result's line prefix in the log and its name in the progress row;
     ``planned``: the photos its item was planned with in ``photos_planned`` (each result
-    corrects its share, so the total ends as the photos really handled).
+    corrects its share, so the total ends as the photos really handled). Then the photos of
+    the items (``tables``' drafts and catalog entries) that ``store`` lost are fetched again.
     """
     progress = ProgressLog(context.log.info, count)
     tracker = step_progress(context, engine, crawler, "drafts", count, unit=unit,
@@ -58,14 +67,19 @@ def run_drafts(context: AssetExecutionContext, engine: Engine, crawler: CrawlerR
         tracker.show_done(name, photos_done_delta=handled,
                           photos_total_delta=handled - planned(result))
 
-    async def run() -> tuple[list[R], FetchCounters]:
+    async def run() -> tuple[list[R], FetchCounters, HealReport]:
         async with crawler.fetcher(hosts, engine) as fetcher, tracker.beating():
-            return await ingest(fetcher, on_result), fetcher.counters
+            results = await ingest(fetcher, on_result)
+            return results, fetcher.counters, await heal_after_ingest(
+                fetcher, store, engine, tables, results, limits=crawler.limits(),
+                on_done=tracker.progressed)
 
     with tracker:
-        results, counters = loop.run(run())
+        results, counters, healed = loop.run(run())
     progress.flush()
-    return DraftsRun(results, counters, tracker.shows_done, tracker.shows_total)
+    if healed.missing:
+        context.log.warning(f"store heal: {healed.line()}")
+    return DraftsRun(results, counters, tracker.shows_done, tracker.shows_total, healed)
 
 
 def _photos(result: IngestResult[Any]) -> str:

@@ -22,7 +22,7 @@ from fashion_assets.crawl.infra import InfrastructureError
 from fashion_assets.crawl.runway import ManifestResult, ShowResult, fetch_manifests, ingest_shows
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.progress import ProgressLog
-from fashion_assets.report import ingest_counts, table
+from fashion_assets.report import heal_metadata, ingest_counts, table
 from fashion_assets.resources import (
     CatalogResource,
     CrawlerResource,
@@ -90,8 +90,8 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
 
     try:
         drafted = run_drafts(
-            context, engine, crawler, hosts, len(shows), unit="shows",
-            photos_planned=sum(planned.values()), label=label,
+            context, engine, crawler, hosts, len(shows), store=object_store, tables=RUNWAY,
+            unit="shows", photos_planned=sum(planned.values()), label=label,
             planned=lambda r: planned.get(r.show.id, 0),
             ingest=lambda fetcher, on_result: ingest_shows(
                 fetcher, object_store, engine, shows, run_id=context.run.run_id,
@@ -107,6 +107,7 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
         **ingest_counts("shows_", results, drafted.counters, object_store.url),
         "shows_done": drafted.done,
         "shows_total": drafted.total,
+        **heal_metadata(drafted.healed),
         **_given_up(engine, shows),
         **table("shows_table", [("brand", "string"), ("season code", "string"),
                                 ("outcome", "string"), ("draft", "int"), ("review page", "url"),

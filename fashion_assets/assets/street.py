@@ -18,7 +18,7 @@ from fashion_assets.catalog.entities import STREET
 from fashion_assets.crawl.impression import crawl_week_listing
 from fashion_assets.crawl.street import ArticleResult, ingest_articles
 from fashion_assets.partitions import fashion_week_partitions
-from fashion_assets.report import ingest_counts, table
+from fashion_assets.report import heal_metadata, ingest_counts, table
 from fashion_assets.resources import (
     CatalogResource,
     ClockResource,
@@ -106,8 +106,9 @@ def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
 
     # An article's photo count is only known once its page is read: the total grows with it.
     drafted = run_drafts(
-        context, engine, crawler, theimpression.host_policy(), len(articles), unit="articles",
-        photos_planned=0, label=label, planned=lambda r: 0,
+        context, engine, crawler, theimpression.host_policy(), len(articles),
+        store=object_store, tables=STREET, unit="articles", photos_planned=0, label=label,
+        planned=lambda r: 0,
         ingest=lambda fetcher, on_result: ingest_articles(
             fetcher, object_store, engine, site, articles, run_id=context.run.run_id,
             limits=crawler.limits(), on_result=on_result))
@@ -116,6 +117,7 @@ def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
         **ingest_counts("articles_", results, drafted.counters, object_store.url),
         "shows_done": drafted.done,
         "shows_total": drafted.total,
+        **heal_metadata(drafted.healed),
         **table("articles_table", [("album", "string"), ("article", "string"),
                                    ("outcome", "string"), ("draft", "int"),
                                    ("review page", "url"), ("stored", "int"),

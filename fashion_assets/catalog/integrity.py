@@ -63,17 +63,21 @@ def mixed_photos(engine: Engine, limit: int = EXAMPLES) -> list[Row]:
 
 def referenced_keys(engine: Engine, tables: str, batch: int = KEY_BATCH) -> Iterator[list[str]]:
     """Every object key the named image tables reference, in sorted batches (keyset paging)."""
-    union = " UNION ".join(f"SELECT object_key FROM {table}" for table in _image_tables(tables))
     last = ""
-    while True:
-        with engine.connect() as conn:
-            keys = [k for (k,) in conn.execute(text(
-                f"SELECT object_key FROM ({union}) k WHERE object_key > :last"
-                " ORDER BY object_key LIMIT :n"), {"last": last, "n": batch})]
-        if not keys:
-            return
+    while keys := referenced_page(engine, tables, after=last, limit=batch):
         yield keys
         last = keys[-1]
+
+
+def referenced_page(engine: Engine, tables: str, *, after: str, limit: int) -> list[str]:
+    """The first ``limit`` object keys after ``after`` that the named image tables reference,
+    each once, in key order: one page of the walk, which a caller may resume from any key
+    (the store heal keeps its place in the catalog between ticks)."""
+    union = " UNION ".join(f"SELECT object_key FROM {table}" for table in _image_tables(tables))
+    with engine.connect() as conn:
+        return [k for (k,) in conn.execute(text(
+            f"SELECT object_key FROM ({union}) k WHERE object_key > :last"
+            " ORDER BY object_key LIMIT :n"), {"last": after, "n": limit})]
 
 
 def _image_tables(which: str) -> list[str]:

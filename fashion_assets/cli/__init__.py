@@ -1,4 +1,5 @@
-"""The ``fashion-assets`` command: crawl, brands, status, the demo and the replica.
+"""The ``fashion-assets`` command: crawl, brands, status, the store, the demo and the
+replica.
 
 Commands run the same Dagster definitions as the UI, in-process, on the instance in
 ``DAGSTER_HOME`` (a persistent folder under ``FASHION_HOME`` when unset), so every run the
@@ -20,6 +21,7 @@ from fashion_assets.cli.names import names
 from fashion_assets.cli.replica import replica
 from fashion_assets.cli.review import review
 from fashion_assets.cli.status import status
+from fashion_assets.cli.store import store
 
 __all__ = ["main"]
 
@@ -29,5 +31,5 @@ def main() -> None:
     """fashion-assets: a reviewed archive of fashion imagery, as a Dagster code location."""
 
 
-for _command in (crawl, brands, names, status, coverage, review, demo, replica):
+for _command in (crawl, brands, names, status, coverage, store, review, demo, replica):
     main.add_command(_command)

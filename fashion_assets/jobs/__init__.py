@@ -1,1 +1,2 @@
-"""Op-based Dagster jobs: maintenance work that materializes no asset (media cleanup)."""
+"""Op-based Dagster jobs: maintenance work that materializes no asset (media cleanup, the
+store heal)."""

@@ -51,14 +51,8 @@ def brand_batches(instance: DagsterInstance, env: Mapping[str, str] | None = Non
 def batch_size(env: Mapping[str, str] | None = None) -> int:
     """``FASHION_CRAWL_BATCH_BRANDS``: brands per crawl run of a schedule, backfill or
     ``fashion-assets crawl --all``."""
-    raw = settings.setting(os.environ if env is None else env, "FASHION_CRAWL_BATCH_BRANDS")
-    try:
-        size = int(raw)
-    except ValueError:
-        size = 0
-    if size < 1:
-        raise ValueError(f"FASHION_CRAWL_BATCH_BRANDS={raw!r} must be a positive integer")
-    return size
+    return settings.positive_int(os.environ if env is None else env,
+                                 "FASHION_CRAWL_BATCH_BRANDS")
 
 
 def build_crawl_schedule(env: Mapping[str, str] | None = None) -> ScheduleDefinition:

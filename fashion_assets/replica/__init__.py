@@ -6,7 +6,7 @@ which speaks each real site's page format (shared/sources.md for Vogue, docs/the
 for theImpression) with its variations and faults.
 """
 
-from fashion_assets.replica.build import ReplicaSite, build_site
+from fashion_assets.replica.build import ReplicaSite, build_site, with_changed_looks
 from fashion_assets.replica.faults import FaultPlan
 from fashion_assets.replica.images import photo_body, photo_bytes, warm_photos
 from fashion_assets.replica.impression import (
@@ -49,4 +49,5 @@ __all__ = [
     "serve_forever",
     "start_replica",
     "warm_photos",
+    "with_changed_looks",
 ]

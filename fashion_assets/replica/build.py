@@ -8,8 +8,9 @@ way: site <- impression <- build.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from fashion_assets.replica.impression import ImpressionSite, build_impression
 from fashion_assets.replica.site import ReplicaBrand, ReplicaPhoto, ReplicaShow, build_brands
@@ -95,3 +96,17 @@ def build_site(
         hostile=hostile,
     )
     return ReplicaSite(brands=built, seed=seed, impression=impression)
+
+
+def with_changed_looks(site: ReplicaSite, changes: Mapping[str, Mapping[str, Any]]
+                       ) -> ReplicaSite:
+    """``site`` with the Vogue looks named by photo id changed (``ReplicaPhoto`` fields, such
+    as a ``fault`` or another ``format``), the rest as it was: the source between two
+    visits, when a photo was taken down or replaced (``ReplicaServer.replace_site``)."""
+    def look(photo: ReplicaPhoto) -> ReplicaPhoto:
+        return replace(photo, **changes[photo.photo_id]) if photo.photo_id in changes else photo
+
+    brands = tuple(replace(brand, shows=tuple(replace(show, photos=tuple(map(look, show.photos)))
+                                              for show in brand.shows))
+                   for brand in site.brands)
+    return ReplicaSite(brands=brands, seed=site.seed, impression=site.impression)

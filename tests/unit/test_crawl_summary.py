@@ -38,6 +38,16 @@ def test_listed_articles_that_all_were_skipped_say_so() -> None:
         "lagos-fashion-week: 3 skipped_already_ingested; 0 photos stored, 0 missing")
 
 
+def test_photos_the_store_lost_and_the_crawl_fetched_again_are_counted() -> None:
+    healed = {**week(3, 0, skipped_already_ingested=3), "photos_lost": 4, "photos_healed": 3}
+
+    assert summary_line(healed) == (
+        "lagos-fashion-week: 3 skipped_already_ingested; 0 photos stored, 0 missing;"
+        " 3 of 4 photos lost from the store fetched again")
+    assert summary_line({**healed, "photos_lost": 0}) == (
+        "lagos-fashion-week: 3 skipped_already_ingested; 0 photos stored, 0 missing")
+
+
 def test_a_failed_run_is_one_line_with_its_reason() -> None:
     failed = {"kind": "brand", "partition": "chloe", "success": False,
               "error": "no such designer on Vogue: chloe (HTTP 404)"}

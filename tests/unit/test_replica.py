@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from html import escape
 from typing import Any
 
@@ -37,6 +38,7 @@ from fashion_assets.replica import (
     build_site,
     photo_bytes,
     start_replica,
+    with_changed_looks,
 )
 from fashion_assets.replica import images as replica_images
 from fashion_assets.replica.images import HUGE_BODY_SIZE
@@ -512,6 +514,22 @@ def test_the_benchmark_site_has_the_planned_distinct_looks() -> None:
     site = build_site(brands=20, shows_per_brand=30, photos_per_show=40, hostile=False)
     looks = [photo.photo_id for show in site.iter_shows() for photo in show.photos]
     assert len(looks) == len(set(looks)) == 24_000
+
+
+def test_changed_looks_change_those_photos_only() -> None:
+    """A look taken down or replaced at the source, as the store heal's tests need it."""
+    site = build_site(brands=2, shows_per_brand=2, photos_per_show=3, hostile=False, seed=5)
+    first, second, third = site.brands[0].shows[0].photos
+    other_format = "png" if second.format != "png" else "jpeg"
+
+    changed = with_changed_looks(site, {first.photo_id: {"fault": "gone"},
+                                        second.photo_id: {"format": other_format}})
+
+    assert changed.photo(first.photo_id) == replace(first, fault="gone")
+    assert photo_bytes(changed, second.photo_id) != photo_bytes(site, second.photo_id)
+    assert photo_bytes(changed, third.photo_id) == photo_bytes(site, third.photo_id)
+    assert [b.slug for b in changed.brands] == [b.slug for b in site.brands]
+    assert changed.brands[1] == site.brands[1] and changed.impression == site.impression
 
 
 def test_command_line_serves_until_sigterm() -> None:

@@ -1,0 +1,72 @@
+"""``fashion-assets store``: the photos the object store lost, and healing them."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from fashion_assets.cli.common import catalog_engine, echo_json, program
+
+
+@click.group()
+def store() -> None:
+    """Photos the object store lost: those it could not fetch again, and a heal now."""
+
+
+@store.command("missing")
+@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
+def store_missing(limit: int, as_json: bool) -> None:
+    """Lost photos the store heal could not fetch again: object key, reason, the source URL
+    tried, when, and the detail; then where the heal's walk of the archive stands."""
+    from fashion_assets.catalog.store_heal import lost_counts, lost_rows, read_cursor
+
+    engine = catalog_engine()
+    total, by_reason = lost_counts(engine)
+    rows, cursor = lost_rows(engine, limit), read_cursor(engine)
+    walk = {"passes_completed": cursor.passes, "next_after": cursor.after,
+            "pass_started_at": cursor.pass_started_at and cursor.pass_started_at.isoformat()}
+    if as_json:
+        echo_json({"missing": total, "by_reason": by_reason, "walk": walk,
+                   "objects": [{**vars(row), "recorded_at": row.recorded_at.isoformat()}
+                               for row in rows]})
+        return
+    reasons = ", ".join(f"{count} {reason}" for reason, count in by_reason.items())
+    click.echo(f"{total} lost photos could not be fetched again" + (f": {reasons}"
+                                                                     if reasons else ""))
+    for row in rows:
+        click.echo(f"{row.object_key}\t{row.reason}\t{row.url or '-'}\t"
+                   f"{row.recorded_at:%Y-%m-%d %H:%M}\t{row.detail}")
+    if len(rows) == limit:
+        click.echo("... there may be more (--limit)")
+    where = f"after {cursor.after[:12]}..." if cursor.after else "from the first photo"
+    click.echo(f"store heal: {cursor.passes} passes over the archive completed; the next "
+               f"tick checks {where} ({program()} store heal runs one now)")
+
+
+@store.command("heal")
+@click.option("--batch", type=click.IntRange(min=1), default=None,
+              help="Referenced photos to check (default FASHION_HEAL_BATCH).")
+@click.option("--json", "as_json", is_flag=True, help="Print the tick's figures as JSON.")
+def store_heal(batch: int | None, as_json: bool) -> None:
+    """Run a tick of store_heal_job now (what store_heal_schedule does): check the next
+    referenced photos, fetch the lost ones again from their source URLs."""
+    from fashion_assets.runs import RunLog, dagster_instance, heal_store
+
+    summary = heal_store(dagster_instance(), batch=batch, run_log=RunLog.PROGRESS)
+    if as_json:
+        echo_json(summary)
+    elif summary["success"]:
+        reasons = ", ".join(f"{row['objects']} {row['reason']}"
+                            for row in summary.get("heal_still_missing_by_reason", []))
+        click.echo(f"{summary['heal_checked']} photos checked, {summary['heal_missing']} "
+                   f"missing from the store, {summary['heal_healed']} fetched again, "
+                   f"{summary['heal_still_missing']} still missing"
+                   + (f" ({reasons}; {program()} store missing)" if reasons else "")
+                   + ("; the walk of the archive is complete and starts over"
+                      if summary["pass_complete"] else ""))
+    else:
+        click.echo(f"store heal: FAILED - {summary['error']}")
+    if not summary["success"]:
+        sys.exit(1)
