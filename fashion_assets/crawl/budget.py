@@ -251,28 +251,28 @@ class HostBudget:
         while True:
             wake.clear()  # before reading the demand: a later wish wakes the next round
             try:
-                wanted, limit = await self._renew(host, limiter)
+                wanted, given = await self._renew(host, limiter)
             except InfrastructureError as exc:
                 limiter.fail(exc)
                 return
-            if limiter.waiting and limit < min(wanted, self._caps[host]):
-                await asyncio.sleep(WAITING_RENEW_S)  # others give slots back as they finish
+            if limiter.waiting and given.limit < given.share:
+                await asyncio.sleep(WAITING_RENEW_S)  # others give our due back as they finish
                 continue
             timeout = None if wanted == 0 else self._renew_s  # idle: wait for a download
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), timeout)
 
-    async def _renew(self, host: str, limiter: Limiter) -> tuple[int, int]:
+    async def _renew(self, host: str, limiter: Limiter) -> tuple[int, Grant]:
         """Renew this client's lease on ``host``'s photo slots; the limiter follows it.
         Returns what was wanted (the most in flight and waiting since the last renewal) and
-        the limit granted."""
+        the grant."""
         wanted = max(self._peaks[host], limiter.active + limiter.waiting)
         self._peaks[host] = limiter.active + limiter.waiting
         given, self._caps[host] = await self._call(
             f"renewing the photo slots of {host}", self.store.renew_lease, host, self.holder,
             wanted, limiter.active, self._clock(), self._ttl_s, self.rules)
         limiter.resize(given.limit)
-        return wanted, given.limit
+        return wanted, given
 
     async def _call(self, what: str, function: Callable[..., Any], *args: Any) -> Any:
         return await with_retries(what, self._infra_retry_s, function, *args)

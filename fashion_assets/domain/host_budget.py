@@ -33,10 +33,13 @@ class Lease:
 @dataclass(frozen=True)
 class Grant:
     """A renewal's answer: ``limit`` downloads may be in flight from now on; ``held`` is what
-    the lease records (never less than the downloads in flight, which cannot be recalled)."""
+    the lease records (never less than the downloads in flight, which cannot be recalled);
+    ``share`` is the client's fair share, more than ``limit`` while others still hold slots
+    that are its due."""
 
     limit: int
     held: int
+    share: int
 
 
 def fair_shares(cap: int, wanted: Mapping[str, int]) -> dict[str, int]:
@@ -70,4 +73,4 @@ def grant(cap: int, me: str, wanted: int, in_flight: int, others: Mapping[str, L
                               me: wanted})[me]
     free = cap - sum(lease.granted for lease in others.values())
     limit = max(0, min(share, free))
-    return Grant(limit=limit, held=max(limit, in_flight))
+    return Grant(limit=limit, held=max(limit, in_flight), share=share)

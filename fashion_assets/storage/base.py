@@ -101,6 +101,10 @@ class ObjectStore(Protocol):
     url: str
     """Where the store lives, fit for logs and UIs: never contains credentials."""
 
+    quick_put: bool
+    """Whether ``put`` is quick enough to call on the event loop (a local disk: tens of
+    microseconds, less than handing it to a thread); False for a store over the network."""
+
     def put(self, key: str, data: bytes, content_type: str) -> bool:
         """Write ``data`` under ``key`` unless the key exists.
 

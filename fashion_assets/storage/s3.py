@@ -44,6 +44,8 @@ class S3Store:
     thread-safe.
     """
 
+    quick_put = False  # a request over the network: in a thread
+
     def __init__(self, bucket: str, prefix: str = "", *, endpoint_url: str | None = None) -> None:
         self.bucket = bucket
         self.prefix = prefix.strip("/")

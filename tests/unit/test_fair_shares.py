@@ -41,17 +41,17 @@ def test_fair_shares_never_exceed_the_cap_or_a_want_and_leave_nothing_wanted_idl
 
 def test_a_newcomer_gets_only_free_slots_until_the_holder_gives_its_own_back() -> None:
     # a holds the whole cap; b arrives: b's fair share is 4, but none is free yet.
-    assert grant(8, "b", 8, 0, {"a": Lease(8, 8)}) == Grant(limit=0, held=0)
+    assert grant(8, "b", 8, 0, {"a": Lease(8, 8)}) == Grant(limit=0, held=0, share=4)
     # a renews: its limit falls to its share at once, while the 8 in flight stay recorded.
-    assert grant(8, "a", 8, 8, {"b": Lease(8, 0)}) == Grant(limit=4, held=8)
+    assert grant(8, "a", 8, 8, {"b": Lease(8, 0)}) == Grant(limit=4, held=8, share=4)
     # a's downloads finished down to 4 and it renewed again: b gets the 4 it gave back.
-    assert grant(8, "a", 8, 4, {"b": Lease(8, 0)}) == Grant(limit=4, held=4)
-    assert grant(8, "b", 8, 0, {"a": Lease(8, 4)}) == Grant(limit=4, held=4)
+    assert grant(8, "a", 8, 4, {"b": Lease(8, 0)}) == Grant(limit=4, held=4, share=4)
+    assert grant(8, "b", 8, 0, {"a": Lease(8, 4)}) == Grant(limit=4, held=4, share=4)
 
 
 def test_an_idle_client_holds_nothing_and_a_lone_one_takes_the_whole_cap() -> None:
-    assert grant(8, "a", 0, 0, {"b": Lease(8, 3)}) == Grant(limit=0, held=0)
-    assert grant(8, "a", 20, 0, {}) == Grant(limit=8, held=8)
+    assert grant(8, "a", 0, 0, {"b": Lease(8, 3)}) == Grant(limit=0, held=0, share=0)
+    assert grant(8, "a", 20, 0, {}) == Grant(limit=8, held=8, share=8)
 
 
 def test_renewals_in_any_order_never_grant_more_than_the_cap_in_all() -> None:
