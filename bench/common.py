@@ -32,6 +32,17 @@ PG_ADMIN_URL = os.environ.get("FASHION_BENCH_DATABASE_URL",
                               "postgresql+psycopg2://postgres@127.0.0.1:5432/postgres")
 
 
+def checkout_env() -> dict[str, str]:
+    """``PYTHONPATH`` with this checkout first, for the processes a benchmark starts.
+
+    The venv's console scripts (``fashion-assets``, ``scrapy``) import the package the venv
+    was installed from (an editable install points at one checkout); a benchmark run from
+    another checkout, a worktree, must measure that checkout's code, not the installed one.
+    """
+    paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
+
+
 @dataclass
 class Replica:
     """A replica serving in its own process, driven through its control endpoints."""
@@ -42,7 +53,14 @@ class Replica:
     brands: list[str]
 
     def control(self, action: str, body: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        data = json.dumps(body or {}).encode() if action != "stats" else None
+        """``POST`` ``action`` (with ``body`` as JSON) to the replica's control endpoint."""
+        return self._call(action, json.dumps(body or {}).encode())
+
+    def read(self, action: str) -> Any:
+        """``GET`` ``action`` (``stats``, ``arrivals?origin=site&kind=page``) from it."""
+        return self._call(action, None)
+
+    def _call(self, action: str, data: bytes | None) -> Any:
         request = urllib.request.Request(f"{self.base_url}/__replica/{action}", data=data,
                                          method="GET" if data is None else "POST")
         with urllib.request.urlopen(request, timeout=30) as response:
@@ -50,7 +68,7 @@ class Replica:
         return json.loads(payload) if payload else {}
 
     def stats(self) -> dict[str, Any]:
-        return self.control("stats")
+        return self.read("stats")
 
     def reset(self) -> None:
         self.control("reset")
@@ -69,7 +87,8 @@ def replica(brands: int, shows: int, photos: int, *, seed: int = 0) -> Iterator[
          "--impression-port", "0", "--impression-cdn-port", "0",
          "--brands", str(brands), "--shows", str(shows), "--photos", str(photos),
          "--seed", str(seed), "--no-hostile", "--warm"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        env={**os.environ, **checkout_env()}, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True)
     try:
         assert process.stdout is not None
         urls = json.loads(process.stdout.readline())
@@ -100,9 +119,10 @@ class Measured:
 
 
 def measure(command: list[str], env: Mapping[str, str], cwd: Path | None = None) -> Measured:
-    """Run ``command`` to completion, sampling the PSS of its process tree."""
+    """Run ``command`` (this checkout's code first on its path) to completion, sampling the
+    PSS of its process tree."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, env={**os.environ, **env}, cwd=cwd,
+    process = subprocess.Popen(command, env={**os.environ, **checkout_env(), **env}, cwd=cwd,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     sampler = _PeakPss(process.pid)
     sampler.start()

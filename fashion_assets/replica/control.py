@@ -14,11 +14,17 @@ CONTROL_PREFIX = "/__replica/"
 
 
 async def control(handlers: Handlers, request: web.Request) -> web.Response:
-    """``GET stats``; ``POST faults`` (a JSON ``FaultPlan``), ``reset``, ``hold?after=N``,
-    ``release``."""
+    """``GET stats``, ``arrivals?origin=&kind=`` (``ReplicaServer.arrivals``); ``POST faults``
+    (a JSON ``FaultPlan``), ``reset``, ``hold?after=N``, ``release``."""
     action = request.path.removeprefix(CONTROL_PREFIX)
     if action == "stats" and request.method == "GET":
         return web.json_response(handlers.stats().to_dict())
+    if action == "arrivals" and request.method == "GET":
+        try:
+            key = (request.query["origin"], request.query["kind"])
+        except KeyError as error:
+            raise web.HTTPBadRequest(text="arrivals needs ?origin=&kind=") from error
+        return web.json_response(list(handlers.counters.arrivals.get(key, [])))
     if request.method != "POST":
         raise web.HTTPMethodNotAllowed(request.method, ["POST"])
     if action == "faults":

@@ -465,6 +465,23 @@ def test_control_endpoints(server: ReplicaServer, client: httpx.Client) -> None:
     assert client.post(f"{base}/__replica/hold").status_code == 400
 
 
+def test_control_endpoint_gives_the_arrival_times(server: ReplicaServer,
+                                                  client: httpx.Client) -> None:
+    """A benchmark in another process reads when each page arrived, as a test in this one
+    reads ``ReplicaServer.arrivals``."""
+    base = server.base_url
+    client.post(f"{base}/__replica/reset")
+    for brand in server.site.brands[:3]:
+        client.get(f"{base}/fashion-shows/designer/{brand.slug}")
+    arrivals = client.get(f"{base}/__replica/arrivals",
+                          params={"origin": "site", "kind": "page"}).json()
+    assert arrivals == server.arrivals("site", "page") and len(arrivals) == 3
+    assert arrivals == sorted(arrivals)
+    assert client.get(f"{base}/__replica/arrivals",
+                      params={"origin": "site", "kind": "robots"}).json() == []
+    assert client.get(f"{base}/__replica/arrivals").status_code == 400
+
+
 # -- the model -------------------------------------------------------------------------------
 
 
