@@ -24,7 +24,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -57,8 +57,27 @@ def default_dagster_home() -> Path:
     return home
 
 
+LOCAL_INSTANCE_YAML = """\
+# Written by fashion-assets for a DAGSTER_HOME that had no dagster.yaml; edit it freely, it
+# is never written again. Production hosts use deploy/dagster.yaml instead (docs/operations.md).
+
+# No capture of each step's raw stdout and stderr: the steps log through Dagster's event log
+# (what the UI shows) and the crawl prints their progress itself. Capturing costs two helper
+# processes per step (`tail -F` and a watcher), about half a second of every run.
+compute_logs:
+  module: dagster._core.storage.noop_compute_log_manager
+  class: NoOpComputeLogManager
+
+# No usage statistics are sent to Dagster.
+telemetry:
+  enabled: false
+"""
+"""The ``dagster.yaml`` that ``dagster_instance`` writes into a ``DAGSTER_HOME`` without one."""
+
+
 def dagster_instance():  # -> DagsterInstance (imported lazily: Dagster is slow to import)
-    """The persistent instance of ``DAGSTER_HOME``.
+    """The persistent instance of ``DAGSTER_HOME``, with ``LOCAL_INSTANCE_YAML`` as its
+    config if it had none.
 
     Opening an instance the first time creates its storage; two crawls started at once would
     race to create the same tables, so opening is serialized with a file lock.
@@ -68,7 +87,8 @@ def dagster_instance():  # -> DagsterInstance (imported lazily: Dagster is slow 
     home = default_dagster_home()
     with open(home / ".fashion-assets.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        (home / "dagster.yaml").touch(exist_ok=True)
+        with suppress(FileExistsError), open(home / "dagster.yaml", "x") as config:
+            config.write(LOCAL_INSTANCE_YAML)
         return DagsterInstance.get()
 
 
@@ -300,7 +320,7 @@ def crawl_in_workers(targets: Sequence[tuple[str, str]], workers: int,
     imported the pipeline once, so they start in milliseconds instead of each importing
     Dagster again. One worker, or one target, is crawled in this process.
 
-    Runs left by processes that are gone are failed first. SIGTERM or SIGINT stops the
+    Runs left by processes that are gone are failed as it starts. SIGTERM or SIGINT stops the
     crawl: no further partition starts, the runs in progress end, and ``CrawlStopped``
     exits with 128 + the signal.
     """
@@ -406,18 +426,21 @@ def _crawl_in_pool(targets: Sequence[tuple[str, str]], workers: int,
     and kills the workers with everything they started; their runs are then canceled."""
     default_dagster_home()
     context = multiprocessing.get_context("forkserver")  # never forks a process with threads
-    context.set_forkserver_preload(["fashion_assets.definitions"])
+    context.set_forkserver_preload(["fashion_assets.fork_server"])
     worker_env = dict(env or os.environ)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context,
                              initializer=_die_with_parent) as pool:
         try:
-            pool.submit(_fail_dead_runs, worker_env).result()  # Dagster in a worker, not here
+            # Dagster in a worker, not here; beside the first partitions, not before them:
+            # the runs it fails belong to processes that are gone, never to this crawl.
+            dead_runs = pool.submit(_fail_dead_runs, worker_env)
             futures = {pool.submit(_crawl_one, target, worker_env, run_log): n
                        for n, target in enumerate(targets)}
             done: dict[int, dict[str, Any]] = {}
             for future in as_completed(futures):
                 done[futures[future]] = future.result()
                 on_summary(done[futures[future]])
+            dead_runs.result()
             return [done[n] for n in range(len(targets))]
         except _Stop as stop:
             pool.shutdown(wait=False, cancel_futures=True)

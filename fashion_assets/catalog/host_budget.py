@@ -12,7 +12,8 @@ reach the catalog database, so the budget of a host lives there (``sql/0009_host
 - a 429 or 503 halves the cap for every client, and successes restore it
   (``record_answer``, rule in ``domain/politeness.py``), under the same row lock;
 - each origin's robots.txt, as one client read it, serves the others for an hour
-  (``kept_robots``, ``keep_robots``): the host is asked once per crawl, not once per client.
+  (``kept_robots``, ``keep_robots``), and one client at a time reads it
+  (``claim_robots_read``): the host is asked once per crawl, not once per client.
 
 Every call is one short transaction; ``crawl/budget.py`` calls them off the event loop.
 """
@@ -91,10 +92,37 @@ class DatabaseBudgetStore:
         return min(rules.image_cap, paced.image_limit)
 
     def release(self, holder: str) -> None:
-        """``holder`` is done: its slots are free at once, not when its leases expire."""
+        """``holder`` is done: its slots are free at once, not when its leases expire, and
+        so are the robots.txt reads it claimed."""
         with self.engine.begin() as conn:
             conn.execute(text("DELETE FROM host_leases WHERE holder = :holder"),
                          {"holder": holder})
+            conn.execute(text("DELETE FROM robots_readers WHERE holder = :holder"),
+                         {"holder": holder})
+
+    def claim_robots_read(self, origin: str, holder: str, now: float, claim_s: float) -> bool:
+        """Whether ``holder`` is the one to read ``origin``'s robots.txt now: no other client's
+        claim holds at ``now``. The claim holds ``claim_s`` seconds, or until the read is
+        given up (``end_robots_read``) or its client closes (``release``)."""
+        with self.engine.begin() as conn:
+            claimed = conn.execute(text(
+                "INSERT INTO robots_readers (origin, holder, claimed_until)"
+                " VALUES (:origin, :holder, :until)"
+                " ON CONFLICT (origin) DO UPDATE SET holder = excluded.holder,"
+                "  claimed_until = excluded.claimed_until"
+                "  WHERE robots_readers.claimed_until <= :now"
+                "   OR robots_readers.holder = excluded.holder"
+                " RETURNING holder"),
+                {"origin": origin, "holder": holder, "until": now + claim_s, "now": now}
+            ).one_or_none()
+        return claimed is not None
+
+    def end_robots_read(self, origin: str, holder: str) -> None:
+        """``holder`` could not read ``origin``'s robots.txt: another client may try now."""
+        with self.engine.begin() as conn:
+            conn.execute(text(
+                "DELETE FROM robots_readers WHERE origin = :origin AND holder = :holder"),
+                {"origin": origin, "holder": holder})
 
     def kept_robots(self, origin: str, since: float) -> RobotsFile | None:
         """``origin``'s robots.txt as a client read it at ``since`` or later, or None."""
@@ -105,7 +133,10 @@ class DatabaseBudgetStore:
         return None if row is None else RobotsFile(row.body)
 
     def keep_robots(self, origin: str, robots: RobotsFile, now: float) -> None:
-        """Keep ``origin``'s robots.txt, read at ``now``, for every client."""
+        """Keep ``origin``'s robots.txt, read at ``now``, for every client.
+
+        The reader's claim stays until it runs out: a client that found nothing kept a moment
+        ago and asks for the claim now must be told to wait and look again, not to read."""
         with self.engine.begin() as conn:
             conn.execute(text(
                 "INSERT INTO robots_files (origin, body, read_at) VALUES (:origin, :body, :now)"

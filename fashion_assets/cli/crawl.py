@@ -36,7 +36,7 @@ def crawl(brands: list[str], seasons: list[str], weeks: list[str], crawl_all: bo
     One Dagster run per partition, with progress per show or article on stderr and a line
     per partition as its run ends; --all crawls every brand of the catalog in runs of
     FASHION_CRAWL_BATCH_BRANDS brands (partition ranges). Runs that a crawl killed outright
-    left running are failed first. SIGTERM or SIGINT (Ctrl-C) stops the crawl: the runs in
+    left running are failed as it starts. SIGTERM or SIGINT (Ctrl-C) stops the crawl: the runs in
     progress end failed or canceled, and it exits with 128 + the signal (143, 130).
     """
     from fashion_assets.runs import CrawlStopped, RunLog, crawl_in_workers, summary_line

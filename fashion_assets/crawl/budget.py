@@ -10,7 +10,8 @@ For each host the client keeps a ``Limiter`` whose limit is its lease on the hos
 slots (``domain/host_budget.py``), renewed by a task of its own every ``renew_s`` seconds
 while it downloads, at once when downloads wait for a slot it does not hold, and given back
 when the client closes. Page turns are taken from the store one by one. Each origin's
-robots.txt is kept there too, so one client's reading serves the others. The store's calls
+robots.txt is kept there too, so one client's reading serves the others, and read by one
+client at a time (a claim), so clients that start together ask the host once. The store's calls
 are short transactions run off the event loop; a store that keeps failing is an outage of
 our own (``crawl/infra.py``), never the source's.
 """
@@ -28,7 +29,7 @@ from typing import Any, Protocol
 
 from fashion_assets.crawl.infra import InfrastructureError, with_retries
 from fashion_assets.crawl.limits import ImageSlots, Limiter
-from fashion_assets.crawl.robots import ROBOTS_MAX_AGE_S, RobotsFile
+from fashion_assets.crawl.robots import ROBOTS_MAX_AGE_S, ROBOTS_READ_CLAIM_S, RobotsFile
 from fashion_assets.domain.host_budget import Grant, Lease, grant
 from fashion_assets.domain.politeness import (
     HostPace,
@@ -39,6 +40,11 @@ from fashion_assets.domain.politeness import (
 )
 from fashion_assets.domain.politeness import start as start_pace
 
+# How late past its turn a page may still be sent. A sender later than this gives its turn
+# up and takes the next free one, so pages of different clients are never much less than
+# the page delay apart; small enough to keep that promise, large enough that an event loop
+# busy with downloads rarely loses a turn.
+PAGE_TURN_SLACK_S = 0.05
 # While downloads wait for slots the lease does not give, it is renewed this often: other
 # clients hand slots back as their downloads finish and record it at their next renewal.
 WAITING_RENEW_S = 0.1
@@ -59,6 +65,11 @@ class BudgetStore(Protocol):
 
     def kept_robots(self, origin: str, since: float) -> RobotsFile | None: ...
 
+    def claim_robots_read(self, origin: str, holder: str, now: float, claim_s: float
+                          ) -> bool: ...
+
+    def end_robots_read(self, origin: str, holder: str) -> None: ...
+
     def keep_robots(self, origin: str, robots: RobotsFile, now: float) -> None: ...
 
 
@@ -75,6 +86,7 @@ class MemoryBudgetStore:
     def __init__(self) -> None:
         self._hosts: dict[str, _Host] = {}
         self._robots: dict[str, tuple[RobotsFile, float]] = {}
+        self._readers: dict[str, tuple[str, float]] = {}
         self._lock = threading.Lock()
 
     def _host(self, host: str, now: float, rules: PaceRules) -> _Host:
@@ -113,6 +125,21 @@ class MemoryBudgetStore:
         with self._lock:
             for state in self._hosts.values():
                 state.leases.pop(holder, None)
+            self._readers = {origin: claim for origin, claim in self._readers.items()
+                             if claim[0] != holder}
+
+    def claim_robots_read(self, origin: str, holder: str, now: float, claim_s: float) -> bool:
+        with self._lock:
+            reader, until = self._readers.get(origin, (holder, 0.0))
+            if reader != holder and until > now:
+                return False
+            self._readers[origin] = (holder, now + claim_s)
+            return True
+
+    def end_robots_read(self, origin: str, holder: str) -> None:
+        with self._lock:
+            if self._readers.get(origin, ("", 0.0))[0] == holder:
+                del self._readers[origin]
 
     def kept_robots(self, origin: str, since: float) -> RobotsFile | None:
         with self._lock:
@@ -163,23 +190,32 @@ class HostBudget:
         """Wait for this page's turn at ``host``, then record it as sent.
 
         The store hands out turns the delay apart to every client. A page that wakes late
-        (a busy event loop) would leave less than the delay before the next turn, so this
-        client also keeps its own pages the delay apart from the moment each was really sent
-        (checked and recorded with no await between): across clients the turns hold the
-        pace, within a client the delay holds exactly.
+        (a busy event loop) would leave less than the delay before the next turn: more than
+        ``PAGE_TURN_SLACK_S`` late, it takes a new turn. This client also keeps its own pages
+        the delay apart from the moment each was really sent (checked and recorded with no
+        await between): across clients the turns hold the pace (less the slack), within a
+        client the delay holds exactly.
         """
         delay = self.rules.page_delay_s
         if delay <= 0:
             return
-        turn = await self._call(f"taking a page turn of {host}", self.store.take_page_turn,
-                                host, self._clock(), delay, self.rules.image_cap)
+        turn = await self._take_turn(host, delay)
         while True:
             last = self._page_sent.get(host)
             ready_at = turn if last is None else max(turn, last + delay)
-            if (wait := ready_at - self._clock()) <= 0:
+            if (wait := ready_at - self._clock()) > 0:
+                await asyncio.sleep(wait)
+            elif self._clock() - turn > PAGE_TURN_SLACK_S:
+                # Too late for this turn: the next one, another client's perhaps, could go
+                # out less than the delay after this page. Take a new one.
+                turn = await self._take_turn(host, delay)
+            else:
                 break
-            await asyncio.sleep(wait)
         self._page_sent[host] = self._clock()
+
+    async def _take_turn(self, host: str, delay: float) -> float:
+        return await self._call(f"taking a page turn of {host}", self.store.take_page_turn,
+                                host, self._clock(), delay, self.rules.image_cap)
 
     @contextlib.asynccontextmanager
     async def image_slot(self, host: str) -> AsyncIterator[None]:
@@ -215,6 +251,18 @@ class HostBudget:
         return await self._call(f"reading the kept robots.txt of {origin}",
                                 self.store.kept_robots, origin,
                                 self._clock() - ROBOTS_MAX_AGE_S)
+
+    async def claim_robots_read(self, origin: str) -> bool:
+        """Whether this client is the one to read ``origin``'s robots.txt now (no other
+        client is reading it); its claim holds ``ROBOTS_READ_CLAIM_S`` at most."""
+        return await self._call(f"claiming the read of the robots.txt of {origin}",
+                                self.store.claim_robots_read, origin, self.holder,
+                                self._clock(), ROBOTS_READ_CLAIM_S)
+
+    async def end_robots_read(self, origin: str) -> None:
+        """This client could not read ``origin``'s robots.txt: another may try at once."""
+        await self._call(f"giving up the read of the robots.txt of {origin}",
+                         self.store.end_robots_read, origin, self.holder)
 
     async def keep_robots(self, origin: str, robots: RobotsFile) -> None:
         """Keep ``origin``'s robots.txt, just read, for every other client."""

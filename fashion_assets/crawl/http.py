@@ -46,7 +46,7 @@ from fashion_assets.crawl.responses import (
     transport_errors_retried,
     within_deadline,
 )
-from fashion_assets.crawl.robots import RobotsFile, RobotsRules, rules_from
+from fashion_assets.crawl.robots import ROBOTS_READ_POLL_S, RobotsFile, RobotsRules, rules_from
 from fashion_assets.crawl.windows import RetryAfterWindows, machine_windows_dir
 from fashion_assets.domain.hosts import HostDecision, HostPolicy, check_url
 from fashion_assets.domain.politeness import PaceRules
@@ -119,6 +119,8 @@ class Fetcher:
                                                      policy.max_retry_after_s)
         self._robots = RobotsRules(policy.user_agent, self._read_robots, clock)
         self._resolver = CheckedResolver(resolver, clock)
+        # Each URL authority's host name as the transport looks it up ("": an IP literal).
+        self._names: dict[str, str] = {}
         self._transport: AiohttpTransport | None = None
         self._headers = httpx.Headers({"User-Agent": policy.user_agent,
                                        "Accept-Encoding": "identity"})
@@ -204,23 +206,37 @@ class Fetcher:
     async def _check_addresses(self, url: str) -> HostDecision:
         """How the policy judges the addresses ``url``'s host resolves to now, the only ones
         a connection goes to; an IP literal is its own address, judged by ``check_url``."""
-        host = httpx.URL(url).host  # as the transport will see it (IDNA-encoded)
-        try:
-            ipaddress.ip_address(host)
-        except ValueError:
-            return await self._resolver.check(host)
-        return HostDecision(True, None, None)
+        netloc = urlsplit(url).netloc
+        name = self._names.get(netloc)
+        if name is None:  # once per host, as the transport will see it (IDNA-encoded)
+            host = httpx.URL(url).host
+            try:
+                ipaddress.ip_address(host)
+            except ValueError:
+                name = self._names[netloc] = host
+            else:
+                name = self._names[netloc] = ""  # an IP literal: no lookup to judge
+        if not name:
+            return HostDecision(True, None, None)
+        return await self._resolver.check(name)
 
     async def _read_robots(self, origin: str) -> RobotFileParser | None:
         """``origin``'s rules (``crawl/robots.py``): as another client read them lately
         (kept with the host budget, so the workers and runs of a crawl ask the host once),
-        or read now and kept for the others; None when the server could not answer."""
-        kept = await self.budget.kept_robots(origin)
-        if kept is None:
-            kept = await self._fetch_robots(origin)
-            if kept is None:
-                return None  # an outage is never kept: every client retries on its own
-            await self.budget.keep_robots(origin, kept)
+        or read now and kept for the others; None when the server could not answer.
+
+        One client at a time reads them: the others wait for what it keeps, and look again
+        themselves if it could not read them or its claim ran out."""
+        while (kept := await self.budget.kept_robots(origin)) is None:
+            if not await self.budget.claim_robots_read(origin):
+                await asyncio.sleep(ROBOTS_READ_POLL_S)  # another client is reading them
+                continue
+            fetched = await self._fetch_robots(origin)
+            if fetched is None:  # an outage is never kept: every client retries on its own
+                await self.budget.end_robots_read(origin)
+                return None
+            await self.budget.keep_robots(origin, fetched)
+            return rules_from(fetched.text)
         return rules_from(kept.text)
 
     async def _fetch_robots(self, origin: str) -> RobotsFile | None:

@@ -16,7 +16,7 @@ class RetryAfterWindows:
     A 429 with Retry-After throttles our address, not one client: the worker processes of a
     crawl, runs side by side and the client of the next step must all wait it out. So the end
     of a host's window (Unix time) is also kept in a file named after the host, read before
-    every request (no file, the usual case, costs one failed open) and raised under a lock
+    every request (no file, the usual case, costs one ``access`` call) and raised under a lock
     when a longer window is given. Without a usable folder, windows stay with this client.
     """
 
@@ -24,6 +24,7 @@ class RetryAfterWindows:
         self._directory = directory
         self._horizon_s = horizon_s
         self._local: dict[str, float] = {}
+        self._paths: dict[str, str] = {}  # each host's window file
 
     def end(self, host: str) -> float:
         """When ``host``'s window ends (Unix time); 0.0 when it gave none."""
@@ -48,8 +49,14 @@ class RetryAfterWindows:
     def _shared_end(self, host: str) -> float:
         if self._directory is None:
             return 0.0
+        path = self._paths.get(host)
+        if path is None:
+            path = self._paths[host] = str(self._directory / quote(host, safe=""))
+        if not os.access(path, os.F_OK):  # no window: no exception raised and caught
+            return 0.0
         try:
-            end = float((self._directory / quote(host, safe="")).read_text())
+            with open(path) as file:
+                end = float(file.read())
         except (OSError, ValueError):
             return 0.0
         # Further ahead than any window a client accepts: the clock moved, not the host.

@@ -30,6 +30,7 @@ _HOST_LABEL = re.compile(r"[a-z0-9_-]{1,63}")
 # Once userinfo is refused, the authority must be exactly host[:port]; urllib tolerates
 # leftovers such as "[::1]evil.example" that other parsers read differently.
 _HOST_AND_PORT = re.compile(r"(\[[^\[\]]*\]|[^\[\]:]*)(:[0-9]*)?")
+_WHITESPACE_OR_CONTROL = re.compile(r"[\x00-\x20\x7f]")
 _MAX_HOST_LENGTH = 253
 # NAT64 gateways forward 64:ff9b::a.b.c.d to the IPv4 address a.b.c.d.
 _NAT64_PREFIX = ipaddress.IPv6Network("64:ff9b::/96")
@@ -188,7 +189,7 @@ def _parse_url(url: str) -> _Target:
     Whitespace and control characters are refused rather than stripped: urllib silently drops
     some of them while other parsers keep them, and a guard must see the host the client sees.
     """
-    if any(char <= " " or char == "\x7f" for char in url):
+    if _WHITESPACE_OR_CONTROL.search(url):
         raise _Refused("invalid_url", "the URL contains whitespace or control characters")
     try:
         parts = urlsplit(url)

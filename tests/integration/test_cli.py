@@ -12,6 +12,7 @@ from sqlalchemy import create_engine, text
 
 from fashion_assets.cli import main
 from fashion_assets.replica import HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND, ReplicaServer
+from fashion_assets.runs import LOCAL_INSTANCE_YAML, dagster_instance
 from tests.catalog_db import query
 from tests.conftest import normal_brands, pipeline_env
 
@@ -243,9 +244,28 @@ def test_status_reads_the_instance_crawl_runs_on_without_dagster_home(
     assert not home.exists()  # status only reads
 
     assert run("crawl", "--brand", normal_brands(replica)[0].slug)[0] == 0
-    assert (home / "dagster.yaml").is_file()  # FASHION_HOME/dagster: crawl's default
+    # FASHION_HOME/dagster: crawl's default, with the config crawl gives a new instance
+    assert (home / "dagster.yaml").read_text() == LOCAL_INSTANCE_YAML
     monkeypatch.delenv("DAGSTER_HOME")  # crawl exports it for its workers
 
     code, out = run("status", "--json")
     assert code == 0, out
     assert json.loads(out)["crawler"]["queue_note"] == ""  # the same instance, found
+
+
+def test_a_new_instance_gets_the_local_config_and_an_existing_config_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No step output captured (no helper processes per step) and no usage statistics; a
+    ``dagster.yaml`` already there, the user's, is never written over."""
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "new"))
+    instance = dagster_instance()
+    assert type(instance.compute_log_manager).__name__ == "NoOpComputeLogManager"
+    assert instance.telemetry_enabled is False
+
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "dagster.yaml").write_text("telemetry:\n  enabled: true\n")
+    monkeypatch.setenv("DAGSTER_HOME", str(kept))
+    instance = dagster_instance()
+    assert (kept / "dagster.yaml").read_text() == "telemetry:\n  enabled: true\n"
+    assert type(instance.compute_log_manager).__name__ == "LocalComputeLogManager"

@@ -25,7 +25,7 @@ from fashion_assets.catalog.host_budget import DatabaseBudgetStore
 from fashion_assets.catalog.migrations import apply_migrations
 from fashion_assets.crawl.budget import HostBudget
 from fashion_assets.crawl.http import Fetcher, HttpPolicy
-from fashion_assets.crawl.robots import ROBOTS_MAX_AGE_S
+from fashion_assets.crawl.robots import ROBOTS_MAX_AGE_S, RobotsFile
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.politeness import PaceRules
 from fashion_assets.replica import ReplicaServer
@@ -54,7 +54,7 @@ from fashion_assets.catalog.db import create_catalog_engine
 from fashion_assets.catalog.host_budget import DatabaseBudgetStore
 from fashion_assets.crawl.budget import HostBudget
 from fashion_assets.crawl.http import Fetcher, HttpPolicy
-from fashion_assets.crawl.robots import ROBOTS_MAX_AGE_S
+from fashion_assets.crawl.robots import ROBOTS_MAX_AGE_S, RobotsFile
 from fashion_assets.domain.hosts import HostPolicy
 budget = DatabaseBudgetStore(create_catalog_engine(sys.argv[1]))
 print(json.dumps([budget.take_page_turn(sys.argv[2], time.time(), 0.05, 4)
@@ -132,6 +132,48 @@ def test_robots_txt_read_by_one_client_serves_the_others_for_an_hour(
     assert errors == [None] * 3
     assert len(replica.arrivals("site", "page")) == 3
     assert len(replica.arrivals("site", "robots")) == 2
+
+
+def test_clients_that_start_together_ask_for_robots_txt_once(
+        database_url: str, replica: ReplicaServer) -> None:
+    """Four clients, each with its own budget, fetch a page at the same moment: one reads
+    robots.txt, the others wait for what it keeps."""
+    budgets = store(database_url)
+    designers = f"{replica.base_url}/fashion-shows/designers"
+
+    async def fetch() -> str | None:
+        budget = HostBudget(budgets, PaceRules(page_delay_s=0))
+        async with Fetcher(HttpPolicy(user_agent="fashion-assets-test", timeout_s=5.0),
+                           HostPolicy.from_config(replica.base_url, []), budget=budget) as f:
+            return (await f.fetch(designers, max_bytes=1 << 22)).error
+
+    async def together() -> list[str | None]:
+        return await asyncio.gather(*(fetch() for _ in range(4)))
+
+    replica.reset_stats()
+    assert asyncio.run(together()) == [None] * 4
+    assert len(replica.arrivals("site", "page")) == 4
+    assert len(replica.arrivals("site", "robots")) == 1
+
+
+def test_a_claim_to_read_robots_txt_holds_until_given_up_released_or_expired(
+        database_url: str) -> None:
+    budget, origin, now = store(database_url), "https://site.example", time.time()
+    assert budget.claim_robots_read(origin, "a", now, 60)
+    assert budget.claim_robots_read(origin, "a", now + 1, 60)  # its own claim, renewed
+    assert not budget.claim_robots_read(origin, "b", now + 1, 60)
+    budget.end_robots_read(origin, "b")  # not b's claim: no effect
+    assert not budget.claim_robots_read(origin, "b", now + 2, 60)
+    budget.end_robots_read(origin, "a")  # a could not read it: b may
+    assert budget.claim_robots_read(origin, "b", now + 3, 60)
+    budget.release("b")  # b's client closed
+    assert budget.claim_robots_read(origin, "c", now + 4, 60)
+    assert not budget.claim_robots_read(origin, "d", now + 63, 60)
+    assert budget.claim_robots_read(origin, "d", now + 64, 60)  # c's claim ran out
+    budget.keep_robots(origin, RobotsFile("User-agent: *\n"), now + 65)
+    # d's claim holds on: a client that looked before d kept the file waits and finds it.
+    assert not budget.claim_robots_read(origin, "e", now + 66, 60)
+    assert budget.kept_robots(origin, now) == RobotsFile("User-agent: *\n")
 
 
 @pytest.mark.slow
