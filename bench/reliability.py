@@ -372,11 +372,16 @@ def concurrent_crawls(server: ImageGate, env: Mapping[str, str],
     draft every show and the catalog's unique source key has to settle every race. A held
     request waits for the slowest run to start, however long that takes on a busy machine,
     so the client's timeout is the scenario's deadline: the hold is not a fault to retry.
+
+    robots.txt is not obeyed here: the gate holds every request to the CDN, its robots.txt
+    too, and one client reads an origin's robots.txt for all of them (the others wait for
+    it, up to ``ROBOTS_READ_CLAIM_S``), so only one run would ever reach the gate.
     """
     crawls: list[CrawlProcess] = []
     try:
         with gate_closed(server, after=0):
-            held_env = {**env, **ONE_AT_A_TIME, "FASHION_HTTP_TIMEOUT": str(deadline_s)}
+            held_env = {**env, **ONE_AT_A_TIME, "FASHION_HTTP_TIMEOUT": str(deadline_s),
+                        "FASHION_OBEY_ROBOTS": "false"}
             crawls = [CrawlProcess(held_env, brands, len(brands), logs)
                       for brands in brand_sets]
             held = sum(len(brands) for brands in brand_sets)
@@ -778,7 +783,9 @@ def _concurrency_section(figures: dict[str, Any], held: dict[str, bool], measure
         "Dagster instance, of the same brand, then of the same two brands (a worker per "
         "brand). Each runs one show and one photo at a time and is frozen at its first photo "
         "request until every run has reached one, so all of them plan every show before any "
-        "draft is written.",
+        "draft is written. They do not obey robots.txt: the gate holds the CDN's robots.txt "
+        "too, and one client reads it for all (the others wait for what it keeps), so only "
+        "one run would reach the gate.",
         "",
         "| runs | shows | failed runs | failed shows | created | skipped (conflict) | "
         "skipped (already drafted) | duplicate drafts | drafts equal the replica's | wall s |",
