@@ -274,8 +274,12 @@ def test_demo_runs_from_an_empty_folder_with_the_defaults(
 
     dagster_home = home / "dagster"
     assert f"DAGSTER_HOME={dagster_home}" in result.stdout, _output(result)
-    assert (dagster_home / "history").is_dir() and (dagster_home / "storage").is_dir(), (
+    # The instance's runs and events, and the config crawl gives a new instance (no step
+    # output captured: no compute-log folder, "storage").
+    assert (dagster_home / "history" / "runs.db").is_file(), (
         f"no Dagster instance in {dagster_home}: {sorted(p.name for p in home.iterdir())}")
+    assert "NoOpComputeLogManager" in (dagster_home / "dagster.yaml").read_text()
+    assert not (dagster_home / "storage").exists()
     assert not (elsewhere / "catalog.db").exists() and sorted(
         p.name for p in elsewhere.iterdir()) == [".fashion"], (
         f"the demo wrote outside ./.fashion: {sorted(p.name for p in elsewhere.iterdir())}")
