@@ -22,10 +22,11 @@ ROBOTS_UNREADABLE_RETRY_S = 60.0
 # How long a robots.txt one client read serves every other client. An hour: well within the
 # day RFC 9309 allows a cache, and short enough that a site's new rules reach the next crawl.
 ROBOTS_MAX_AGE_S = 3600.0
-# How long one client's claim to read an origin's robots.txt keeps the others waiting for
-# what it reads. It ends as soon as the client keeps the file or gives up; this bounds the
-# wait only when the reading client died (or its reads outlast it: then a second reader
-# starts, a duplicate request, never a wrong answer).
+# How long one client's claim to read an origin's robots.txt keeps the others from reading
+# it themselves. Once the file is kept they find it there; the claim ends early when the
+# client gives up (an unreadable file) or closes. So this bounds the others' wait only when
+# the reading client died mid-read, or its read outlasts the claim (then a second reader
+# starts: a duplicate request, never a wrong answer).
 ROBOTS_READ_CLAIM_S = 60.0
 # How often a client waiting for another's read of robots.txt looks whether it was kept.
 ROBOTS_READ_POLL_S = 0.05
