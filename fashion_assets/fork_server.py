@@ -1,9 +1,11 @@
 """Imported by the fork server of a crawl's worker processes (``runs._crawl_in_pool``), and
 by nothing else.
 
-The fork server imports the pipeline once, and what opening the Dagster instance imports,
-so that no worker imports either again: the first page goes out sooner and the workers
-share those pages of memory. A module that another Dagster version lacks is skipped.
+The fork server imports the pipeline once, the S3 client when the store is on S3, and opens
+the Dagster instance, so that no worker does any of it again: the first page goes out
+sooner and the workers share those pages of memory. The instance holds no connection
+(Dagster's SQLite storages connect per call) and starts no thread, so forking it is safe;
+its environment is the workers' own, as they inherit the fork server's.
 
 When the crawl command exits, the fork server exits too. Left to Python, its exit tears
 down every module it imported, for more than half a second, while it still holds the
@@ -13,17 +15,20 @@ so its exit skips that teardown.
 """
 
 import atexit
-import importlib
 import os
-from contextlib import suppress
 
-import fashion_assets.definitions  # noqa: F401  (the pipeline, imported once for all workers)
+import fashion_assets.definitions
+from fashion_assets import runs, settings
 
-for _module in ("dagster._core.storage.sqlite_storage", "dagster._core.storage.runs",
-                "dagster._core.storage.event_log", "dagster._core.storage.schedules",
-                "dagster._core.storage.noop_compute_log_manager"):
-    with suppress(ImportError):
-        importlib.import_module(_module)
+if settings.store_url().startswith("s3:"):
+    import fashion_assets.storage.s3  # noqa: F401
+
+try:
+    runs.worker_instance()
+except Exception:
+    # Not here: a fork server that fails its preload breaks the pool with an obscure error.
+    # Each worker opens the instance itself then, and its run reports why it failed.
+    runs.worker_instance.cache_clear()
 
 # Registered last, so it runs first: workers, forked from here, leave through os._exit
 # themselves and never run it.

@@ -473,17 +473,19 @@ def _exit_when_ready(sentinel: int) -> None:
 
 
 def _fail_dead_runs(env: dict[str, str]) -> list[str]:
-    return fail_runs_of_gone_processes(_worker_instance(), _catalog(env))
+    return fail_runs_of_gone_processes(worker_instance(), _catalog(env))
 
 
 def _crawl_one(target: tuple[str, str], env: dict[str, str], run_log: RunLog
                ) -> dict[str, Any]:
-    [summary] = crawl_partitions([target], _worker_instance(), env, run_log=run_log)
+    [summary] = crawl_partitions([target], worker_instance(), env, run_log=run_log)
     return summary
 
 
 @functools.cache
-def _worker_instance():  # -> DagsterInstance
+def worker_instance():  # -> DagsterInstance
+    """The instance of a worker process: opened by the fork server (``fork_server.py``)
+    before it forks the workers, so each has it at once."""
     return dagster_instance()
 
 

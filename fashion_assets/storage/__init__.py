@@ -1,16 +1,19 @@
 """Content-addressed photo storage: pick a store from one URL setting.
 
 ``open_store`` is the only place that knows the URL forms, so the rest of the pipeline depends on
-``ObjectStore`` alone and moving from disk to S3 is a configuration change.
+``ObjectStore`` alone and moving from disk to S3 is a configuration change. The S3 store, and
+boto3 with it (a fifth of a second to import), is imported only when it is used.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from fashion_assets.storage.base import (
+    MissingBucketError,
     ObjectStore,
     StoreError,
     StoreStats,
@@ -18,7 +21,9 @@ from fashion_assets.storage.base import (
     object_key,
 )
 from fashion_assets.storage.file import FileStore
-from fashion_assets.storage.s3 import MissingBucketError, S3Store
+
+if TYPE_CHECKING:
+    from fashion_assets.storage.s3 import S3Store
 
 __all__ = [
     "FileStore",
@@ -34,6 +39,14 @@ __all__ = [
 
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 _FORMS = "'' or 'file://' (default), 'file:///abs/path', 'file://rel/path', 's3://bucket[/prefix]'"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "S3Store":
+        from fashion_assets.storage.s3 import S3Store
+
+        return S3Store
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open_store(url: str, *, home: Path) -> ObjectStore:
@@ -78,4 +91,6 @@ def _s3_store(url: str, rest: str) -> S3Store:
     prefix = prefix.strip("/")
     if prefix and any(part in {"", ".", ".."} for part in prefix.split("/")):
         raise ValueError(f"store URL {url!r}: the prefix has an empty, '.' or '..' segment")
+    from fashion_assets.storage.s3 import S3Store
+
     return S3Store(bucket, prefix)

@@ -156,3 +156,7 @@ class ObjectStore(Protocol):
         (S3) returns 0.
         """
         ...
+
+
+class MissingBucketError(LookupError):
+    """The configured bucket does not exist; the store never creates one behind your back."""

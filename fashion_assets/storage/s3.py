@@ -15,6 +15,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from fashion_assets.storage.base import (
+    MissingBucketError,
     StoredObject,
     StoreError,
     StoreStats,
@@ -29,10 +30,6 @@ _CREATE_LOST = frozenset({"PreconditionFailed", "ConditionalRequestConflict"})
 """412: the key exists. 409: another create-only write of the key was in flight and won."""
 _LOOKUP_THREADS = 8
 """``missing`` HEADs keys in parallel but bounded: under the client's pool of 10 connections."""
-
-
-class MissingBucketError(LookupError):
-    """The configured bucket does not exist; the store never creates one behind your back."""
 
 
 class S3Store:
