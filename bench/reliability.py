@@ -368,8 +368,9 @@ def concurrent_crawls(server: ImageGate, env: Mapping[str, str],
     """One crawl per brand set, all at once, each brand in a worker of its own.
 
     Every run is frozen at its first image request (one per brand, see ``ONE_AT_A_TIME``)
-    until all of them have one: by then each has read its ingest plan, so all of them try to
-    draft every show and the catalog's unique source key has to settle every race. A held
+    until all of them have one: by then each has read its shows, none drafted, and fetches
+    the photos of every show with its manifest, so all of them go on to draft shows the
+    others draft too, and the catalog's unique source key has to settle every race. A held
     request waits for the slowest run to start, however long that takes on a busy machine,
     so the client's timeout is the scenario's deadline: the hold is not a fault to retry.
 

@@ -71,6 +71,10 @@ SETTINGS: tuple[Setting, ...] = (
             "(against decompression bombs)."),
     Setting("FASHION_MAX_PAGE_BYTES", str(10 * 1024 * 1024), "Largest page body accepted."),
     Setting("FASHION_OBEY_ROBOTS", "true", "Obey the sources' robots.txt."),
+    Setting("FASHION_PHOTOS_WITH_MANIFESTS", "true", "Fetch the photos of each show to be "
+            "drafted in the manifests step, as soon as its page is read, while the next page "
+            "waits its turn (the drafts step of the run takes them); false: every photo in the "
+            "drafts step, so that materializing manifests alone downloads no photo."),
     Setting("FASHION_USER_AGENT", "fashion-assets/0.1 (+https://github.com/fashion-assets)",
             "User-Agent sent with every request."),
     Setting("FASHION_COVERAGE_TOLERANCE", "5", "A show is complete when its stored photos reach "

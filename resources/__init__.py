@@ -153,6 +153,7 @@ class CrawlerResource(ConfigurableResource):
     max_image_pixels: int
     max_page_bytes: int
     obey_robots: bool
+    photos_with_manifests: bool
     user_agent: str
     coverage_tolerance: int
     coverage_fallback: int
@@ -208,6 +209,7 @@ class CrawlerResource(ConfigurableResource):
             max_page_bytes=self.max_page_bytes,
             media=MediaLimits(max_bytes=self.max_image_bytes, max_pixels=self.max_image_pixels),
             coverage=self.coverage_rules(), infra_retry_s=self.infra_retry_seconds,
+            photos_with_manifests=self.photos_with_manifests,
         )
 
 
@@ -243,6 +245,7 @@ _CRAWLER_ENV = {
     "max_image_pixels": "FASHION_MAX_IMAGE_PIXELS",
     "max_page_bytes": "FASHION_MAX_PAGE_BYTES",
     "obey_robots": "FASHION_OBEY_ROBOTS",
+    "photos_with_manifests": "FASHION_PHOTOS_WITH_MANIFESTS",
     "user_agent": "FASHION_USER_AGENT",
 }
 

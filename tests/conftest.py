@@ -181,3 +181,21 @@ def pipeline_env(home: Path, database_url: str, store_url: str, replica: Replica
 def normal_brands(replica: ReplicaServer) -> list[ReplicaBrand]:
     """The replica's brands that serve no bad input."""
     return [b for b in replica.site.brands if b.slug not in (HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND)]
+
+
+def store_manifests(env: dict[str, str], brand: str) -> None:
+    """The brand's listing and manifests stored by a run of their own (the photos of its
+    shows fetched with them, for that run): a later crawl's manifests step keeps them, so
+    its drafts step fetches the photos itself, where a test can hold it at the gate."""
+    from dagster import DagsterInstance, materialize
+
+    from fashion_assets.assets.runway import runway_assets
+    from fashion_assets.resources import resources_from_env
+    from fashion_assets.sources.registry import VOGUE
+
+    instance = DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("brands", [brand])
+    listings, manifests, _ = runway_assets(VOGUE).assets
+    result = materialize([listings, manifests], resources=resources_from_env(env),
+                         partition_key=brand, instance=instance)
+    assert result.success

@@ -80,15 +80,20 @@ def runway_assets(source: Source) -> RunwayAssets:
                          site.site(source), site.host_policy())
 
     @asset(name=names.manifests, retry_policy=CRAWL_RETRY, partitions_def=partitions,
-           group_name=names.group, owners=OWNERS, kinds={"python", "sql"},
-           required_resource_keys={*_RESOURCES, source.name}, deps=[listings], **batches,
+           group_name=names.group, owners=OWNERS, kinds={"python", "sql", "s3"},
+           required_resource_keys={*_RESOURCES, source.name, "store"}, deps=[listings],
+           **batches,
            description=f"For each {source.label} show of the partition, the ordered photo "
                        "URLs of its gallery and the expected count. A stored manifest is "
-                       "kept; only new and incomplete shows are fetched.")
+                       "kept; only new and incomplete shows are fetched. The photos of a "
+                       "show the drafts step will draft are fetched and stored as soon as its "
+                       "page is read, while the next page waits its turn, for the drafts "
+                       "step of the same run.")
     def manifests(context: AssetExecutionContext, config: ShowScope) -> MaterializeResult:
         site, catalog = resource(context), context.resources.catalog
         shows = config.of(_run_shows(context, catalog.engine(), source))
-        return manifests_result(context, catalog, context.resources.crawler, site.site(source),
+        return manifests_result(context, catalog, context.resources.store,
+                                context.resources.crawler, site.site(source),
                                 site.host_policy(), shows, next_step=names.drafts)
 
     @asset(name=names.drafts, retry_policy=CRAWL_RETRY, partitions_def=partitions,

@@ -6,7 +6,8 @@ and write the catalog, and turn what happened into materialization metadata.
 """
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from dagster import AssetExecutionContext, MaterializeResult
 from sqlalchemy import Engine
@@ -33,11 +34,14 @@ from fashion_assets.tags import CRAWL_TAG
 
 
 def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
-                     crawler: CrawlerResource, site: SourceSite, hosts: HostPolicy,
-                     shows: Sequence[ShowRow], *, next_step: str) -> MaterializeResult:
-    """Fetch the missing manifests of ``shows`` and report them (both sources' step;
-    ``next_step``: the drafts asset that follows it when the run has it)."""
+                     store: ObjectStoreResource, crawler: CrawlerResource, site: SourceSite,
+                     hosts: HostPolicy, shows: Sequence[ShowRow], *, next_step: str
+                     ) -> MaterializeResult:
+    """Fetch the missing manifests of ``shows``, and the photos of the shows to be drafted,
+    and report them (both sources' step; ``next_step``: the drafts asset that follows it
+    when the run has it)."""
     engine = catalog.engine()
+    object_store = store.open()
     progress = ProgressLog(context.log.info, len(shows))
     tracker = step_progress(context, engine, crawler, "manifests", len(shows),
                             later=(next_step,))
@@ -45,16 +49,19 @@ def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
     def on_result(result: ManifestResult) -> None:
         tracker.show_done(f"{result.show.brand_slug} {result.show.season_code}")
         if result.outcome != "kept":
+            fetched = (f" ({result.photos_stored} stored, {result.photos_missing} missing)"
+                       if result.photos_stored or result.photos_missing else "")
             progress.add(f"{result.show.brand_slug} {result.show.season_code}: manifest "
-                         f"{result.outcome}, {result.expected_images} photos "
+                         f"{result.outcome}, {result.expected_images} photos{fetched} "
                          f"{result.reason}".rstrip())
 
     async def run():
         async with crawler.fetcher(hosts, engine) as fetcher, tracker.beating():
-            return await fetch_manifests(fetcher, site, engine, shows, run_id=context.run.run_id,
-                                         limits=crawler.limits(), on_result=on_result)
+            return await fetch_manifests(fetcher, site, engine, object_store, shows,
+                                         run_id=context.run.run_id, limits=crawler.limits(),
+                                         on_result=on_result)
 
-    with tracker:
+    with tracker, _refunded_on_outage(context, engine, shows):
         results = loop.run(run())
     progress.flush()
     counts = Counter(r.outcome for r in results)
@@ -64,11 +71,14 @@ def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
         "kept": counts["kept"],
         "failed": counts["failed"],
         "expected_images": sum(r.expected_images for r in results),
+        "photos_stored": sum(r.photos_stored for r in results),
+        "photos_missing": sum(r.photos_missing for r in results),
         **table("manifests_table", [("brand", "string"), ("season code", "string"),
                                     ("manifest", "string"), ("expected photos", "int"),
+                                    ("photos stored", "int"), ("photos missing", "int"),
                                     ("reason", "string")],
                 [(r.show.brand_slug, r.show.season_code, r.outcome, r.expected_images,
-                  r.reason) for r in results]),
+                  r.photos_stored, r.photos_missing, r.reason) for r in results]),
     })
 
 
@@ -88,7 +98,7 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
         name = f"{result.show.brand_slug} {result.show.season_code}"
         return name, name
 
-    try:
+    with _refunded_on_outage(context, engine, shows):
         drafted = run_drafts(
             context, engine, crawler, hosts, len(shows), store=object_store, tables=RUNWAY,
             unit="shows", photos_planned=sum(planned.values()), label=label,
@@ -96,12 +106,6 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
             ingest=lambda fetcher, on_result: ingest_shows(
                 fetcher, object_store, engine, shows, run_id=context.run.run_id,
                 limits=crawler.limits(), on_result=on_result))
-    except InfrastructureError:
-        # A repair run the sensor charged an attempt for: given back once per run (its
-        # first failed try), so our outage never counts towards giving up on the shows.
-        if context.run.tags.get(CRAWL_TAG) == "coverage" and context.retry_number == 0:
-            refund_attempts(engine, [s.id for s in shows])
-        raise
     results = drafted.results
     return MaterializeResult(metadata={
         **ingest_counts("shows_", results, drafted.counters, object_store.url),
@@ -116,6 +120,20 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
                   review_page.draft_url(RUNWAY.kind, r.draft_id), r.images_stored,
                   r.images_missing, r.reason) for r in results]),
     })
+
+
+@contextmanager
+def _refunded_on_outage(context: AssetExecutionContext, engine: Engine,
+                        shows: Sequence[ShowRow]) -> Iterator[None]:
+    """On our own outage (``InfrastructureError``) in a repair run the coverage sensor
+    charged an attempt for, the attempt is given back, once per step (its first try), so
+    our outage never counts towards giving up on the shows."""
+    try:
+        yield
+    except InfrastructureError:
+        if context.run.tags.get(CRAWL_TAG) == "coverage" and context.retry_number == 0:
+            refund_attempts(engine, [s.id for s in shows])
+        raise
 
 
 def _given_up(engine: Engine, shows: Sequence[ShowRow]) -> dict[str, object]:

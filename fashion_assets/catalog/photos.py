@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -35,3 +36,33 @@ class MissingImage:
     url: str
     reason: str
     detail: str
+
+
+@dataclass(frozen=True)
+class FetchedPhoto:
+    """A manifest photo the manifests step of run ``run_id`` tried, as soon as the show's
+    page was read: stored, or missing with why."""
+
+    run_id: str
+    photo: StoredImage | MissingImage
+
+    @property
+    def url(self) -> str:
+        photo = self.photo
+        return photo.source_image_url if isinstance(photo, StoredImage) else photo.url
+
+
+def photos_fetched_already(images: Sequence[ManifestImage], fetched: Iterable[FetchedPhoto],
+                           run_id: str) -> tuple[StoredImage | MissingImage, ...]:
+    """The photos of a manifest (``images``) that the drafts step of run ``run_id`` takes as
+    the manifests step left them, without fetching them again.
+
+    Only this run's: they were fetched minutes ago, and its stored ones were made durable
+    before they were recorded. What an earlier run left (a run that failed before its drafts
+    step) is fetched again, as the object may be gone by now (media cleanup deletes what no
+    draft references) and a photo that failed then may be back. A photo counts only while
+    the manifest lists its URL at its position.
+    """
+    listed = {(image.position, image.url) for image in images}
+    return tuple(f.photo for f in fetched
+                 if f.run_id == run_id and (f.photo.position, f.url) in listed)

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, Engine, bindparam, text
 from fashion_assets.catalog.db import utc_naive
 from fashion_assets.catalog.entities import RUNWAY, same_entity, same_source
 from fashion_assets.catalog.ingest_log import LogEntry, write_log_in
-from fashion_assets.catalog.photos import ManifestImage
+from fashion_assets.catalog.photos import FetchedPhoto, ManifestImage, MissingImage, StoredImage
 from fashion_assets.catalog.sql import insert_rows
 from fashion_assets.domain.coverage import (
     ACTIVE_STATUSES,
@@ -293,6 +293,53 @@ def manifest_images(engine: Engine, show_ids: Iterable[int]) -> dict[int, list[M
             )
             for show_id, position, url, caption in rows:
                 result[show_id].append(ManifestImage(position, url, caption))
+    return result
+
+
+_PHOTO_COLUMNS = ("show_id", "position", "url", "run_id", "object_key", "content_type",
+                  "width", "height", "byte_size", "reason", "detail")
+
+
+def store_manifest_photos(engine: Engine, show_id: int, run_id: str,
+                          stored: Sequence[StoredImage], missing: Sequence[MissingImage]) -> int:
+    """Record the photos of the show's manifest that run ``run_id`` fetched, replacing what
+    an earlier run recorded; returns how many rows went in.
+
+    Only photos the stored manifest still lists at their position are recorded: a run that
+    fetched the page again in the meantime may have replaced it.
+    """
+    rows = [(show_id, p.position, p.source_image_url, run_id, p.object_key, p.content_type,
+             p.width, p.height, p.byte_size, None, None) for p in stored]
+    rows += [(show_id, m.position, m.url, run_id, None, None, None, None, None, m.reason,
+              m.detail) for m in missing]
+    with engine.begin() as conn:
+        lock = " FOR KEY SHARE" if conn.dialect.name == "postgresql" else ""
+        listed = set(conn.execute(text(
+            f"SELECT position, url FROM runway_manifest_images WHERE show_id = :id{lock}"),
+            {"id": show_id}).all())
+        conn.execute(text("DELETE FROM runway_manifest_photos WHERE show_id = :id"),
+                     {"id": show_id})
+        return insert_rows(conn, "runway_manifest_photos", _PHOTO_COLUMNS,
+                           sorted(r for r in rows if (r[1], r[2]) in listed))
+
+
+def manifest_photos(engine: Engine, show_ids: Iterable[int]) -> dict[int, list[FetchedPhoto]]:
+    """The photos the manifests step fetched for each of ``show_ids`` (``store_manifest_photos``),
+    by show id; one statement per 500 shows."""
+    ids = list(show_ids)
+    result: dict[int, list[FetchedPhoto]] = {i: [] for i in ids}
+    with engine.connect() as conn:
+        for start in range(0, len(ids), 500):
+            rows = conn.execute(
+                text(f"SELECT {', '.join(_PHOTO_COLUMNS)} FROM runway_manifest_photos"
+                     " WHERE show_id IN :ids ORDER BY show_id, position"
+                     ).bindparams(bindparam("ids", expanding=True)),
+                {"ids": ids[start:start + 500]})
+            for (show_id, position, url, run_id, key, content_type, width, height, size,
+                 reason, detail) in rows:
+                photo = (StoredImage(position, key, url, content_type, width, height, size)
+                         if key is not None else MissingImage(position, url, reason, detail))
+                result[show_id].append(FetchedPhoto(run_id, photo))
     return result
 
 

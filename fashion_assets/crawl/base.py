@@ -27,6 +27,9 @@ class Gallery:
     images: tuple[ManifestImage, ...]
     expected_images: int
     skipped: tuple[str, ...]
+    # Photos of ``images`` fetched already, taken as they are (a runway show's, by the
+    # manifests step of the same run): only the others are fetched to draft it.
+    fetched: tuple[StoredImage | MissingImage, ...] = ()
 
 
 # (page HTML, the URL it was fetched from) -> Gallery; raises ValueError (the adapter's
@@ -60,6 +63,8 @@ class CrawlLimits:
     coverage: CoverageRules = field(default_factory=CoverageRules)
     # How long a call to our own store, database or disk is retried (``crawl/infra.py``).
     infra_retry_s: float = 60.0
+    # Fetch the photos of a show to be drafted with its manifest (``crawl/runway.py``).
+    photos_with_manifests: bool = True
 
 
 def parse_error_reason(exc: ValueError) -> str:
@@ -76,6 +81,9 @@ async def store_photos(fetcher: Fetcher, store: ObjectStore, images: Sequence[Ma
     Raises ``InfrastructureError`` when the store kept failing for ``limits.infra_retry_s``:
     nothing may be drafted then, and it is no photo's fault.
     """
+    if not images:
+        return [], []
+
     async def one(image: ManifestImage) -> StoredImage | MissingImage:
         async with slots:
             return await store_photo(fetcher, store, image, limits)

@@ -93,6 +93,17 @@ class _Run:
                     ) -> tuple[list[StoredImage], list[MissingImage]]:
         return await store_photos(self.fetcher, self.store, images, self.limits, self.slots)
 
+    async def gallery_photos(self, gallery: Gallery
+                             ) -> tuple[list[StoredImage], list[MissingImage]]:
+        """Every photo of ``gallery``, in order: those it was fetched with as they are, the
+        others fetched now."""
+        done = {photo.position for photo in gallery.fetched}
+        stored, missing = await self.fetch([i for i in gallery.images if i.position not in done])
+        for photo in gallery.fetched:
+            (stored if isinstance(photo, StoredImage) else missing).append(photo)
+        return (sorted(stored, key=lambda p: p.position),
+                sorted(missing, key=lambda m: m.position))
+
     async def catalog(self, what: str, function: Callable[..., T], *args: Any) -> T:
         """A catalog call, retried while the database fails (``crawl/infra.py``)."""
         return await with_retries(f"the catalog database ({what})", self.limits.infra_retry_s,
@@ -134,7 +145,7 @@ async def _ingest_one(kind: IngestKind[Item, Result], run: _Run, item: Item) -> 
         assert kind.repair is not None, f"a {kind.tables.kind} draft is never repaired"
         return await _repair(kind, kind.repair, run, item, gallery, entry)
 
-    stored, missing = await run.fetch(gallery.images)
+    stored, missing = await run.gallery_photos(gallery)
     failure = show_failure(expected=len(gallery.images), stored=len(stored),
                            missing_reasons=[m.reason for m in missing])
     if failure is not None:

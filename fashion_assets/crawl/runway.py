@@ -2,9 +2,12 @@
 
 Each step fetches, calls the pure rules (parsers, the ingest decision, the media check) and
 writes through ``fashion_assets.catalog.runway``; the ingest is the path every kind of
-entity shares (``crawl/ingest.py``), fed the shows' stored manifests. The Dagster assets
-call these functions and turn their results into metadata; the CLI and tests can call them
-the same way.
+entity shares (``crawl/ingest.py``), fed the shows' stored manifests. The manifests step
+also fetches the photos of each show the ingest will draft, as soon as its page is read:
+pages to one host are spaced by the politeness budget, and the photos of the shows read so
+far fill those waits, instead of all coming after the last page in the drafts step. The
+Dagster assets call these functions and turn their results into metadata; the CLI and tests
+can call them the same way.
 """
 
 from __future__ import annotations
@@ -22,11 +25,25 @@ from fashion_assets.catalog import runway as catalog
 from fashion_assets.catalog.entities import RUNWAY
 from fashion_assets.catalog.ingest_log import LogEntry, write_log
 from fashion_assets.catalog.names import resolve_names, show_city
+from fashion_assets.catalog.photos import ManifestImage, photos_fetched_already
 from fashion_assets.catalog.runway import ShowRow
-from fashion_assets.crawl.base import CrawlLimits, Gallery, SourceSite, parse_error_reason
+from fashion_assets.crawl.base import (
+    CrawlLimits,
+    Gallery,
+    SourceSite,
+    parse_error_reason,
+    store_photos,
+)
 from fashion_assets.crawl.http import Fetcher
+from fashion_assets.crawl.infra import gather_or_cancel, with_retries
 from fashion_assets.crawl.ingest import IngestKind, IngestResult, Repair, ingest
-from fashion_assets.domain.ingest import Outcome, decide_ingest, is_transient
+from fashion_assets.domain.ingest import (
+    Action,
+    IngestDecision,
+    Outcome,
+    decide_ingest,
+    is_transient,
+)
 from fashion_assets.domain.names import NameKind
 from fashion_assets.domain.runway import RunwayShow, runway_show
 from fashion_assets.domain.titles import TitleParseError
@@ -65,6 +82,9 @@ class ManifestResult:
     outcome: str
     expected_images: int
     reason: str = ""
+    # The photos fetched with the manifest (a show the ingest will draft): stored, missing.
+    photos_stored: int = 0
+    photos_missing: int = 0
 
 
 class ShowResult(IngestResult[ShowRow]):
@@ -136,49 +156,81 @@ def _log_listing_failure(engine: Engine, site: SourceSite, listings: BrandListin
 
 
 async def fetch_manifests(fetcher: Fetcher, site: SourceSite, engine: Engine,
-                          shows: Sequence[ShowRow], *, run_id: str, limits: CrawlLimits,
+                          store: ObjectStore, shows: Sequence[ShowRow], *, run_id: str,
+                          limits: CrawlLimits,
                           on_result: Callable[[ManifestResult], None] = lambda r: None,
                           ) -> list[ManifestResult]:
-    """Fetch and store the image manifest of every show that has none, or is incomplete.
+    """Fetch and store the image manifest of every show that has none, or is incomplete, and
+    the photos of each show the ingest will draft.
 
     A complete show's manifest is kept and its page never requested: a re-crawl must not
     re-fetch every show page. An incomplete show (``domain/coverage.py``) is fetched again
-    in full, so its repair works from what the page lists now.
+    in full, so its repair works from what the page lists now. A show whose manifest was
+    just stored and that the ingest decision will draft gets its photos fetched and stored
+    at once, outside the pages' gate, recorded for this run's drafts step
+    (``catalog/photos.py: photos_fetched_already``), unless ``limits`` says otherwise
+    (``FASHION_PHOTOS_WITH_MANIFESTS``). Raises ``InfrastructureError`` when
+    our own store or database kept failing.
     """
     gate = asyncio.Semaphore(limits.show_concurrency)
+    slots = asyncio.Semaphore(limits.image_concurrency)
 
     async def one(show: ShowRow) -> ManifestResult:
         if show.has_manifest and show.is_complete(limits.coverage):
             result = ManifestResult(show, "kept", show.expected_images)
         else:
             async with gate:
-                result = await _fetch_manifest(fetcher, site, engine, show, run_id, limits)
+                result, images = await _fetch_manifest(fetcher, site, engine, show, run_id,
+                                                       limits)
+            if (images and limits.photos_with_manifests
+                    and show_decision(_with_manifest(result), limits).action is Action.CREATE):
+                stored, missing = await store_photos(fetcher, store, images, limits, slots)
+                await with_retries("the catalog database (manifest photos)",
+                                   limits.infra_retry_s, catalog.store_manifest_photos, engine,
+                                   show.id, run_id, stored, missing)
+                result = replace(result, photos_stored=len(stored), photos_missing=len(missing))
         on_result(result)
         return result
 
-    return list(await asyncio.gather(*(one(show) for show in shows)))
+    return await gather_or_cancel(one(show) for show in shows)
+
+
+def _with_manifest(result: ManifestResult) -> ShowRow:
+    """The show as its new manifest leaves it, for the ingest decision."""
+    return replace(result.show, has_manifest=True, expected_images=result.expected_images)
+
+
+def show_decision(show: ShowRow, limits: CrawlLimits) -> IngestDecision:
+    """The ingest decision for a show as stored (``domain/ingest.py: decide_ingest``)."""
+    return decide_ingest(source_key_drafted=show.drafted, entity_in_catalog=show.in_catalog,
+                         complete=show.is_complete(limits.coverage),
+                         repairable=show.repairable)
 
 
 async def _fetch_manifest(fetcher: Fetcher, site: SourceSite, engine: Engine, show: ShowRow,
-                          run_id: str, limits: CrawlLimits) -> ManifestResult:
+                          run_id: str, limits: CrawlLimits
+                          ) -> tuple[ManifestResult, tuple[ManifestImage, ...]]:
+    """The show's page fetched, read and stored as its manifest; with the manifest's photos
+    when it was stored (not when it failed, or a later observation was kept)."""
     observed_at = datetime.now(UTC)
     fetched = await fetcher.fetch(site.url(show.source_path), max_bytes=limits.max_page_bytes)
     entry = LogEntry(run_id, show.brand_slug, show.source, show.source_url, "manifest", "failed")
     if not fetched.ok:
         reason = f"{fetched.error}: {fetched.detail}"
         await asyncio.to_thread(write_log, engine, [replace(entry, reason=reason)])
-        return ManifestResult(show, "failed", 0, reason)
+        return ManifestResult(show, "failed", 0, reason), ()
     try:
         page = site.read_gallery(fetched.body.decode("utf-8", "replace"), fetched.final_url)
     except ValueError as exc:
         reason = parse_error_reason(exc)
         await asyncio.to_thread(write_log, engine, [replace(entry, reason=reason)])
-        return ManifestResult(show, "failed", 0, reason)
+        return ManifestResult(show, "failed", 0, reason), ()
     note = "; ".join(page.skipped)
     outcome = await asyncio.to_thread(
         catalog.store_manifest, engine, show.id, page.expected_images, page.title, page.images,
         replace(entry, reason=note), observed_at=observed_at)
-    return ManifestResult(show, outcome, page.expected_images, note)
+    return (ManifestResult(show, outcome, page.expected_images, note),
+            page.images if outcome != "kept" else ())
 
 
 async def ingest_shows(fetcher: Fetcher, store: ObjectStore, engine: Engine,
@@ -189,10 +241,12 @@ async def ingest_shows(fetcher: Fetcher, store: ObjectStore, engine: Engine,
 
     A show's gallery is its stored manifest, so the decision needs no download: a complete
     show already drafted (any status) or already in the catalog is skipped before any photo
-    is requested; an incomplete one with a draft gets only the photos it lacks.
+    is requested; an incomplete one with a draft gets only the photos it lacks. The photos
+    this run's manifests step fetched already are taken as it left them.
     """
-    manifests = await asyncio.to_thread(
-        catalog.manifest_images, engine, [s.id for s in shows if s.has_manifest])
+    with_manifest = [s.id for s in shows if s.has_manifest]
+    manifests = await asyncio.to_thread(catalog.manifest_images, engine, with_manifest)
+    fetched = await asyncio.to_thread(catalog.manifest_photos, engine, with_manifest)
     unlisted = await asyncio.to_thread(
         catalog.manifest_failures, engine, [s for s in shows if not s.has_manifest])
 
@@ -202,15 +256,14 @@ async def ingest_shows(fetcher: Fetcher, store: ObjectStore, engine: Engine,
             # The show page's own failure, whole: "no manifest" alone does not say what to fix.
             why = unlisted.get(show.id)
             return f"no manifest: {why}" if why else "no manifest for this show"
-        return Gallery(show.title, tuple(manifest), show.expected_images, ())
+        return Gallery(show.title, tuple(manifest), show.expected_images, (),
+                       fetched=photos_fetched_already(manifest, fetched[show.id], run_id))
 
     kind = IngestKind(
         tables=RUNWAY, result=ShowResult, gallery=gallery,
         log_entry=lambda show: LogEntry(run_id, show.brand_slug, show.source, show.source_url,
                                         "ingest", ""),
-        decide=lambda show: decide_ingest(
-            source_key_drafted=show.drafted, entity_in_catalog=show.in_catalog,
-            complete=show.is_complete(limits.coverage), repairable=show.repairable),
+        decide=partial(show_decision, limits=limits),
         repair=Repair(partial(drafts.draft_photos, engine),
                       partial(drafts.repair_draft, engine, rules=limits.coverage)))
     return await ingest(kind, fetcher, store, engine, shows, limits=limits, on_result=on_result)

@@ -193,12 +193,12 @@ def test_a_run_with_a_frozen_heartbeat_is_ended_and_a_slow_beating_one_is_not(
 def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
         tmp_path: Path, dagster_instance: DagsterInstance, step: str) -> None:
     """A real crawl process, frozen at the replica's gate in its manifests step (a show page
-    held) or its drafts step (a photo held): while it beats (every 0.2 s) it is never stuck,
-    however long it waits; stopped with SIGSTOP, its heartbeat freezes, and the sensor kills
-    it and fails its run. The crawl's own threshold is long (it beats on though nothing
-    finishes), so only the freezing can make it stuck; the sensor's is 2 s. The crawl and
-    the sensor share the instance of ``dagster_instance`` (on PostgreSQL), as a daemon and
-    its runs do.
+    held) or its drafts step (a photo held, none fetched with the manifests): while it
+    beats (every 0.2 s) it is never stuck, however long it waits; stopped with SIGSTOP, its
+    heartbeat freezes, and the sensor kills it and fails its run. The crawl's own threshold
+    is long (it beats on though nothing finishes), so only the freezing can make it stuck;
+    the sensor's is 2 s. The crawl and the sensor share the instance of ``dagster_instance``
+    (on PostgreSQL), as a daemon and its runs do.
 
     The SIGSTOP freezes the crawl's whole process group, Dagster's compute-log helpers
     (``tail -F``, ``watch_orphans``) with it: the sensor must end all of them, not only the
@@ -211,7 +211,8 @@ def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
         env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server,
                            DAGSTER_HOME=str(dagster_home), FASHION_HEARTBEAT_SECONDS="0.2",
                            FASHION_STUCK_AFTER_SECONDS="2", **ONE_AT_A_TIME)
-        if step == "drafts":
+        if step == "drafts":  # every photo fetched in the drafts step, the first one held
+            env["FASHION_PHOTOS_WITH_MANIFESTS"] = "false"
             server.hold_images(after=0)
         else:  # the designer page passes, the first show page is held
             server.hold_requests(after=1, kinds=("page",))
@@ -295,10 +296,11 @@ def test_a_step_that_finishes_nothing_stops_beating_and_beats_again_once_it_does
 @pytest.mark.slow
 def test_a_crawl_held_by_a_request_that_never_completes_stops_beating_and_is_ended(
         tmp_path: Path, dagster_instance: DagsterInstance) -> None:
-    """A real crawl whose first photo request never completes (the replica's gate holds it,
-    as a host that drips a byte now and then would): its process runs and its loop turns,
-    but nothing finishes, so after FASHION_STUCK_AFTER_SECONDS (2 s) it stops beating; its
-    heartbeat then ages past the threshold and the sensor kills it and fails its run."""
+    """A real crawl whose first photo request, in its manifests step, never completes (the
+    replica's gate holds it, as a host that drips a byte now and then would): its process
+    runs and its loop turns, but nothing finishes, so after FASHION_STUCK_AFTER_SECONDS (2 s)
+    it stops beating; its heartbeat then ages past the threshold and the sensor kills it and
+    fails its run."""
     site = build_site(brands=1, shows_per_brand=2, photos_per_show=4, hostile=False, seed=3)
     database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
     with start_replica(site) as server:
@@ -306,12 +308,12 @@ def test_a_crawl_held_by_a_request_that_never_completes_stops_beating_and_is_end
                            DAGSTER_HOME=str(tmp_path / "dagster-home"),
                            FASHION_HEARTBEAT_SECONDS="0.2", FASHION_STUCK_AFTER_SECONDS="2",
                            **ONE_AT_A_TIME)
-        server.hold_images(after=0)
+        server.hold_images(after=1)  # the CDN's robots.txt passes
         crawl = CrawlProcess(env, [site.brands[0].slug], 1, tmp_path / "logs")
         try:
             engine = catalog_engine(database_url)
             wait_until(lambda: server.held_count() >= 1 and [
-                r.step for r in progress.running(engine)] == ["drafts"],
+                r.step for r in progress.running(engine)] == ["manifests"],
                 "the crawl held at its first photo", [crawl], 120)
             [row] = progress.running(engine)
 

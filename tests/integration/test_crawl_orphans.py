@@ -79,13 +79,15 @@ def held_crawl(request: pytest.FixtureRequest, tmp_path: Path,
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica_site,
                        DAGSTER_HOME=str(tmp_path / "dagster-home"),
                        FASHION_STUCK_AFTER_SECONDS="600", **ONE_AT_A_TIME)
-    replica_site.hold_images(after=0)
+    # The CDN's robots.txt passes (one client reads it for all); then each run's first photo
+    # is held, in its manifests step, which fetches the photos of each show it reads.
+    replica_site.hold_images(after=1)
     crawl = CrawlProcess(env, [b.slug for b in replica_site.site.brands], workers,
                          tmp_path / "logs")
     try:
         engine = catalog_engine(database_url)
         wait_until(lambda: replica_site.held_count() >= workers and [
-            r.step for r in progress.running(engine)] == ["drafts"] * workers,
+            r.step for r in progress.running(engine)] == ["manifests"] * workers,
             f"{workers} runs held at a photo", [crawl], 120)
         yield HeldCrawl(crawl, env, engine, [r.run_id for r in progress.running(engine)])
     finally:

@@ -105,8 +105,10 @@ def test_a_run_killed_mid_show_then_run_again_loses_nothing_and_duplicates_nothi
         tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
     """The killed run stays STARTED (nothing of its process is left to say otherwise) until
     the next crawl, which fails it before it starts its own."""
+    # Every photo fetched in the drafts step, so that a show is drafted as its photos are in.
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica,
-                       DAGSTER_HOME=str(tmp_path / "dagster"))
+                       DAGSTER_HOME=str(tmp_path / "dagster"),
+                       FASHION_PHOTOS_WITH_MANIFESTS="false")
     brand, _, first_show_photos = brand_of(replica)
     # Let the first show complete and the second get three photos in, then freeze.
     replica.hold_images(after=first_show_photos + 3)

@@ -1,6 +1,7 @@
 """Every step of a real crawl is seen while it runs: a ``fashion-assets crawl`` process held
-at the replica's gate in its listing, its manifests and its drafts step in turn, read through
-the review app's /crawler.json (a real server) and ``fashion-assets status`` each time."""
+at the replica's gate in its listing, its manifests and (no photo fetched with the
+manifests) its drafts step, read through the review app's /crawler.json
+(a real server), ``fashion-assets status`` and a browser."""
 
 from __future__ import annotations
 
@@ -111,10 +112,10 @@ def test_a_crawl_is_seen_running_in_each_of_its_steps(
             assert manifests["current_show"].startswith(brand.slug)
             assert manifests["started_at"] == listing["started_at"]  # one row, the run's
 
-            # Every page goes; the first photo is held: the drafts step.
+            # Every page goes; the second show's first photo is held: the manifests step
+            # fetches the photos of each show it read (the first show's are stored).
             server.advance_gate(after=0, kinds=("image",))
-            drafts = seen("drafts", "runway_drafts", 0, len(brand.shows), "shows")
-            assert drafts["photos_total"] == sum(len(show.photos) for show in brand.shows)
+            seen("manifests", "runway_image_manifests", 1, len(brand.shows), "shows")
 
             server.release_images()
             run = crawl.finish(DEADLINE_S)
@@ -133,9 +134,10 @@ def test_a_crawl_is_seen_running_in_each_of_its_steps(
 def test_the_crawler_page_follows_a_real_crawl_in_a_browser(
         tmp_path: Path, held_replica: ReplicaServer, held_crawl: HeldCrawl,
         driver: object) -> None:  # noqa: F811
-    """Chromium on /crawler while a real crawl is held in its drafts step, its first show
-    drafted and the second one's first photo held: the running row with its step, progress
-    and heartbeat age, a queued run, and the first show's outcome; then nothing running."""
+    """Chromium on /crawler while a real crawl is held in its drafts step (no photo fetched
+    with the manifests), its first show drafted and the second one's first photo held:
+    the running row with its step, progress and heartbeat age, a queued run, and the first
+    show's outcome; then nothing running."""
     from dagster import DagsterInstance, DagsterRun, DagsterRunStatus
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -145,10 +147,12 @@ def test_the_crawler_page_follows_a_real_crawl_in_a_browser(
     first, second = brand.shows[:2]
     env, engine, store = held_crawl.env, held_crawl.engine, held_crawl.store
     dagster_home = held_crawl.dagster_home
-    # The drafts step's image client reads the CDN's robots.txt through the gate, then the
-    # first show's photos, one at a time: the second show's first photo is held.
+    # Every photo fetched in the drafts step: its image client reads the CDN's robots.txt
+    # through the gate, then the first show's photos, one at a time, and the second show's
+    # first photo is held.
     server.hold_requests(after=1 + len(first.photos), kinds=("image",))
-    crawl = CrawlProcess(env, [brand.slug], 1, tmp_path / "logs")
+    crawl = CrawlProcess({**env, "FASHION_PHOTOS_WITH_MANIFESTS": "false"}, [brand.slug], 1,
+                         tmp_path / "logs")
     try:
         wait_until(lambda: server.held_count() == 1 and [r[:4] for r in running(engine)] == [
             ("drafts", "runway_drafts", 1, len(brand.shows))],
