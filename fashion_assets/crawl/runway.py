@@ -169,8 +169,8 @@ async def fetch_manifests(fetcher: Fetcher, site: SourceSite, engine: Engine,
     just stored and that the ingest decision will draft gets its photos fetched and stored
     at once, outside the pages' gate, recorded for this run's drafts step
     (``catalog/photos.py: photos_fetched_already``), unless ``limits`` says otherwise
-    (``FASHION_PHOTOS_WITH_MANIFESTS``). Raises ``InfrastructureError`` when
-    our own store or database kept failing.
+    (``FASHION_PHOTOS_WITH_MANIFESTS``). Raises ``InfrastructureError`` when our own store
+    or database kept failing.
     """
     gate = asyncio.Semaphore(limits.show_concurrency)
     slots = asyncio.Semaphore(limits.image_concurrency)
