@@ -30,9 +30,13 @@ from fashion_assets.catalog.backpressure import evaluate
 from fashion_assets.domain.batches import Batch, batches
 from fashion_assets.partitions import brand_partitions
 from fashion_assets.resources import CatalogResource, CrawlerResource
+from fashion_assets.sources.registry import VOGUE
 from fashion_assets.tags import BRAND_TAG, CRAWL_TAG
 
-JOB_NAME = "runway_crawl"
+assert VOGUE.runway_names is not None  # Vogue lists runway shows
+JOB_NAME = VOGUE.runway_names.crawl_job
+"""The job of the full crawl: Vogue's runway crawl, by brand batches (its name is declared
+with the source's assets, ``sources/registry.py``)."""
 
 
 def batch_tags(batch: Batch, kind: str = "brand") -> dict[str, str]:

@@ -41,14 +41,17 @@
     document.getElementById("queue-note").textContent = data.queue_note;
     document.getElementById("updated").textContent = data.now;
     fill("running", data.running.map((r) => el("tr", {
-      class: "crawl" + (r.stale ? " stale amber" : ""), id: "crawl-" + r.run_id,
+      class: "crawl" + (r.stale ? " stale amber" : "") + (r.process_gone ? " gone" : ""),
+      id: "crawl-" + r.run_id,
     }, [
       td(twoLines(r.partition_key, "run " + r.run_id), {class: "partition"}),
       td([r.step, el("br"), el("small", {class: "kind"}, [r.kind])], {class: "step"}),
       td(bar("shows", r.shows_done, r.shows_total, r.unit)),
       td(bar("photos", r.photos_done, r.photos_total)),
       td([r.current_show], {class: "current-show"}),
-      td([r.heartbeat_age + " ago"], {class: "heartbeat"}),
+      td([r.heartbeat_age + " ago", ...(r.process_gone
+        ? [el("br"), el("small", {class: "gone"}, ["process gone"])] : [])],
+         {class: "heartbeat"}),
     ])), 6, "No crawl running.");
     fill("queued", data.queued.map((q) => el("tr", {class: "queued", id: "queued-" + q.run_id}, [
       td(twoLines(q.partition_key, "run " + q.run_id)), td([q.job_name]), td([q.status]),
