@@ -107,8 +107,7 @@ async def store_photo(fetcher: Fetcher, store: ObjectStore, image: ManifestImage
     key = object_key(fetched.body)
     # Create-only: a key that exists holds these very bytes already, so it is not written again.
     await with_retries(f"the object store's put ({store.url})", limits.infra_retry_s,
-                       store.put, key, fetched.body, verdict.content_type,
-                       in_thread=not store.quick_put)
+                       store.put_async, key, fetched.body, verdict.content_type)
     return StoredImage(image.position, key, image.url, verdict.content_type, verdict.width,
                        verdict.height, len(fetched.body))
 

@@ -11,6 +11,7 @@ the run fails, so the next run tries every item again.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -41,12 +42,12 @@ class InfrastructureError(RuntimeError):
     """
 
 
-async def with_retries(what: str, budget_s: float, function: Callable[..., T],
-                       *args: Any, in_thread: bool = True) -> T:
-    """``function(*args)`` in a thread (or, for a call quicker than the hop, on the event
-    loop: ``in_thread=False``), called again while it fails with one of
-    ``INFRASTRUCTURE_ERRORS``, until it has failed for ``budget_s``; then
-    ``InfrastructureError`` naming ``what`` and the last error.
+async def with_retries(what: str, budget_s: float,
+                       function: Callable[..., T] | Callable[..., Awaitable[T]], *args: Any
+                       ) -> T:
+    """``function(*args)`` in a thread (a coroutine function is awaited on the event loop),
+    called again while it fails with one of ``INFRASTRUCTURE_ERRORS``, until it has failed
+    for ``budget_s``; then ``InfrastructureError`` naming ``what`` and the last error.
 
     The message is the whole reason (a run's summary shows the failure's root cause), so the
     error is raised without its cause.
@@ -55,8 +56,8 @@ async def with_retries(what: str, budget_s: float, function: Callable[..., T],
     failures = 0
     while True:
         try:
-            if not in_thread:
-                return function(*args)
+            if inspect.iscoroutinefunction(function):
+                return await function(*args)
             return await asyncio.to_thread(function, *args)
         except INFRASTRUCTURE_ERRORS as exc:
             failures += 1

@@ -101,16 +101,18 @@ class ObjectStore(Protocol):
     url: str
     """Where the store lives, fit for logs and UIs: never contains credentials."""
 
-    quick_put: bool
-    """Whether ``put`` is quick enough to call on the event loop (a local disk: tens of
-    microseconds, less than handing it to a thread); False for a store over the network."""
-
     def put(self, key: str, data: bytes, content_type: str) -> bool:
         """Write ``data`` under ``key`` unless the key exists.
 
         Returns True if this call wrote the object, False if it already existed (then nothing
         is written). Raises ``ValueError`` for a key that fails ``is_object_key``.
         """
+        ...
+
+    async def put_async(self, key: str, data: bytes, content_type: str) -> bool:
+        """``put`` from the crawl's event loop, never blocking it for long (a local disk
+        writes on the loop: tens of microseconds, less than handing it to a thread; S3
+        sends its request on the loop)."""
         ...
 
     def sync(self) -> None:

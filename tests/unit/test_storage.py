@@ -18,11 +18,13 @@ from pathlib import Path
 import boto3
 import pytest
 
+from fashion_assets.crawl import loop
 from fashion_assets.storage import (
     FileStore,
     MissingBucketError,
     ObjectStore,
     S3Store,
+    StoreError,
     StoreStats,
     is_object_key,
     object_key,
@@ -30,7 +32,7 @@ from fashion_assets.storage import (
 )
 from fashion_assets.storage.base import StoredObject
 from fashion_assets.storage.file import TEMP_PREFIX
-from tests.s3server import S3Server
+from tests.s3server import S3Server, start_moto_server
 
 PHOTO = b"\xff\xd8\xff\xe0 a photo"
 OTHER = b"\x89PNG another photo, longer"
@@ -222,6 +224,47 @@ def test_s3_layout_prefix_and_content_type(s3_server: S3Server) -> None:
     assert [item["Key"] for item in listing["Contents"]] == [name]
     assert client.head_object(Bucket=store.bucket, Key=name)["ContentType"] == "image/jpeg"
     assert store.url == f"s3://{store.bucket}/{PREFIX}"
+
+
+def test_a_put_from_the_event_loop_is_the_same_create_only_put(store: ObjectStore) -> None:
+    """``put_async`` (S3: signed and sent with aiohttp, not boto3) stores the bytes where
+    ``put`` would, with their content type; a second put of the key writes nothing."""
+    key = object_key(PHOTO)
+
+    async def twice() -> tuple[bool, bool]:
+        return (await store.put_async(key, PHOTO, "image/jpeg"),
+                await store.put_async(key, PHOTO, "image/jpeg"))
+
+    assert loop.run(twice()) == (True, False)
+    assert loop.run(twice()) == (False, False)  # a new event loop: a new session
+    assert store.get(key) == PHOTO
+    assert store.put(key, PHOTO, "image/jpeg") is False
+    with pytest.raises(ValueError):
+        loop.run(store.put_async(key, OTHER, "image/jpeg"))  # not these bytes' key
+    if isinstance(store, S3Store):
+        client = boto3.client("s3", endpoint_url=store._endpoint_url)
+        head = client.head_object(Bucket=store.bucket, Key=f"{PREFIX}/{key[:2]}/{key}")
+        assert (head["ContentType"], head["ContentLength"]) == ("image/jpeg", len(PHOTO))
+
+
+def test_a_put_from_the_event_loop_names_a_bucket_that_is_gone(s3_server: S3Server) -> None:
+    store = _s3_store(s3_server)
+    loop.run(store.put_async(object_key(PHOTO), PHOTO, "image/jpeg"))  # the bucket checked
+    client = boto3.client("s3", endpoint_url=s3_server.endpoint_url)
+    client.delete_object(Bucket=store.bucket, Key=f"{PREFIX}/{object_key(PHOTO)[:2]}/"
+                                                  f"{object_key(PHOTO)}")
+    client.delete_bucket(Bucket=store.bucket)
+
+    with pytest.raises(MissingBucketError, match=store.bucket):
+        loop.run(store.put_async(object_key(OTHER), OTHER, "image/png"))
+
+
+def test_a_put_from_the_event_loop_to_a_server_that_is_down_is_a_store_error() -> None:
+    with start_moto_server() as server:
+        store = _s3_store(server)
+    # The server is gone: no answer at all, the outage a crawl retries, then fails on.
+    with pytest.raises(StoreError, match="S3 put on s3://"):
+        loop.run(store.put_async(object_key(PHOTO), PHOTO, "image/jpeg"))
 
 
 def test_s3_stats_cover_only_this_prefix(s3_server: S3Server) -> None:
