@@ -126,7 +126,7 @@ def test_a_crawl_killed_outright_takes_its_workers_along_and_its_dead_runs_are_f
         page = sign_in(url).get("/crawler").text
     assert page.count('<small class="gone">process gone</small>') == 2, page
     for run_id in crawl.run_ids:
-        assert f'class="crawl gone"\n    id="crawl-{run_id}"' in page, page
+        assert f'<tr class="crawl gone" id="crawl-{run_id}">' in page, page
 
     said = evaluate_sensor(dagster_instance, crawl.env)
 
