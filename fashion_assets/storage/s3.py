@@ -87,10 +87,10 @@ class S3Store:
         with the client's credentials and region, sent with aiohttp to the client's endpoint
         (path-style: ``<endpoint>/<bucket>/<name>``).
 
-        boto3's ``put_object`` costs about 2.2 ms of CPU per photo in its request pipeline,
-        and a thread to wait in; this costs about 0.8 ms and none (bench/run.py measures the
-        crawl on an S3 API server). Failures map as ``put``'s do: an existing key is False,
-        a missing bucket ``MissingBucketError``, anything else ``StoreError``.
+        boto3's ``put_object`` spends more CPU per photo in its request pipeline, and needs
+        a thread to wait in; this needs none (``bench/s3_put.py`` measures both, bench/run.py
+        the crawl on an S3 API server). Failures map as ``put``'s do: an existing key is
+        False, a missing bucket ``MissingBucketError``, anything else ``StoreError``.
         """
         name = self._name(check_content(key, data))
         if self._client is None or not self._bucket_checked:
