@@ -11,7 +11,7 @@ from __future__ import annotations
 import html as html_entities
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urljoin, urlsplit
@@ -137,31 +137,46 @@ def capped(text: str | None) -> str | None:
 def best_image_source(image: Any) -> ImageSource | None:
     """The largest usable size of ``image.sources``.
 
-    Widths decide when every candidate states one, since they are what "largest" means;
+    The candidates are the sizes with a usable URL. Widths decide when every candidate states
+    one, since they are what "largest" means, and equal widths go to the larger size name;
     otherwise the size names decide, because a missing width says nothing about the size.
+
+    Checking a URL (a join, a split and a regex) is what costs here, and a show page offers
+    each of its photos at five sizes. So the widths are read first, and URLs are checked only
+    in the order the sizes could win, up to the first usable one: one URL check per photo
+    instead of five when the page states widths, as Vogue's pages do.
     """
     sources = optional_mapping(optional_mapping(image).get("sources"))
-    candidates = [
-        candidate
-        for candidate in (_image_source(sources.get(size)) for size in IMAGE_SIZES)
-        if candidate is not None
-    ]
-    if not candidates:
-        return None
-    if all(candidate.width is not None for candidate in candidates):
-        # max() keeps the first of equal widths; reversing makes that the larger size name.
-        return max(reversed(candidates), key=lambda candidate: candidate.width or 0)
-    return candidates[-1]
+    sizes = [optional_mapping(sources.get(name)) for name in IMAGE_SIZES]
+    widths = [dimension(size.get("width")) for size in sizes]
+    largest_first = range(len(sizes) - 1, -1, -1)
+    for index in largest_first:
+        if widths[index] is not None:
+            continue
+        url = _image_url(sizes[index].get("url"))
+        if url is not None:
+            # A candidate without a width: the size names decide, so the last candidate wins,
+            # this one or a larger size with a width (larger ones without were refused above).
+            larger = (i for i in range(len(sizes) - 1, index, -1) if widths[i] is not None)
+            return _first_usable(sizes, widths, larger) or _source(sizes[index], url, None)
+    # Every candidate states a width.
+    widest_first = sorted((i for i in largest_first if widths[i] is not None),
+                          key=lambda i: (widths[i], i), reverse=True)
+    return _first_usable(sizes, widths, widest_first)
 
 
-def _image_source(size: Any) -> ImageSource | None:
-    size = optional_mapping(size)
-    url = _image_url(size.get("url"))
-    if url is None:
-        return None
-    return ImageSource(
-        url=url, width=dimension(size.get("width")), height=dimension(size.get("height"))
-    )
+def _first_usable(sizes: Sequence[Mapping[str, Any]], widths: Sequence[int | None],
+                  indexes: Iterable[int]) -> ImageSource | None:
+    """The first of the sizes at ``indexes`` whose URL is usable."""
+    for index in indexes:
+        url = _image_url(sizes[index].get("url"))
+        if url is not None:
+            return _source(sizes[index], url, widths[index])
+    return None
+
+
+def _source(size: Mapping[str, Any], url: str, width: int | None) -> ImageSource:
+    return ImageSource(url=url, width=width, height=dimension(size.get("height")))
 
 
 def _image_url(value: Any) -> str | None:

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import pickle
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from fashion_assets.sources import vogue
+from fashion_assets.sources import vogue, vogue_state
+from fashion_assets.sources.fields import dimension
 from fashion_assets.sources.vogue import PageParseError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "vogue"
@@ -442,6 +444,80 @@ def test_tied_widths_prefer_the_larger_size_name() -> None:
     xl = {"url": image_url(1280, 2), "width": 1280}
     (chosen,) = collection_page(look(1, lg=lg, xl=xl)).images
     assert chosen.url == image_url(1280, 2)
+
+
+def reference_best_image_source(image: Any) -> vogue_state.ImageSource | None:
+    """``best_image_source`` written the plain way: every size's URL checked, then chosen."""
+    sources = vogue_state.optional_mapping(vogue_state.optional_mapping(image).get("sources"))
+    candidates = []
+    for name in vogue_state.IMAGE_SIZES:
+        size = vogue_state.optional_mapping(sources.get(name))
+        url = vogue_state._image_url(size.get("url"))
+        if url is not None:
+            candidates.append(vogue_state.ImageSource(
+                url, dimension(size.get("width")), dimension(size.get("height"))))
+    if not candidates:
+        return None
+    if all(candidate.width is not None for candidate in candidates):
+        return max(reversed(candidates), key=lambda candidate: candidate.width or 0)
+    return candidates[-1]
+
+
+def random_size(rng: random.Random, name: str) -> Any:
+    """One entry of ``image.sources``, often odd: few widths (so ties are common), widths
+    absent or nonsense, and URLs absolute, relative or unusable."""
+    if rng.random() < 0.15:
+        return rng.choice([None, "x", 640, ["url"]])
+    size: dict[str, Any] = {}
+    if rng.random() < 0.9:
+        size["url"] = rng.choice([
+            f"{CDN}/{name}/a.jpg", f"/photos/{name}/a.jpg", f"//assets.vogue.com/{name}/a.jpg",
+            f" {CDN}/{name}/b.jpg ", "", "   ", None, 42, "javascript:alert(1)",
+            "data:image/png;base64,AAAA", f"{CDN}/{name}/a\x00.jpg", "https://[::1/a.jpg",
+        ])
+    if rng.random() < 0.8:
+        size["width"] = rng.choice([320, 640, 640, 1280, 1280, "1280", " 640 ", 1280.0, None,
+                                    0, -5, True, "abc", 12.5, 10**9])
+    if rng.random() < 0.5:
+        size["height"] = rng.choice([960, "1920", None, "tall"])
+    return size
+
+
+def test_best_image_source_agrees_with_checking_every_size() -> None:
+    rng = random.Random(20_240_611)
+    outcomes = {"none": 0, "no width": 0, "width": 0}
+    for _ in range(6000):
+        names = [name for name in vogue_state.IMAGE_SIZES if rng.random() < 0.7]
+        image = {"sources": {name: random_size(rng, name) for name in names}}
+        expected = reference_best_image_source(image)
+        assert vogue_state.best_image_source(image) == expected, image
+        outcomes["none" if expected is None else
+                 "no width" if expected.width is None else "width"] += 1
+    # Every kind of answer came up often enough for the comparison to mean something.
+    assert min(outcomes.values()) > 500, outcomes
+
+
+@pytest.mark.parametrize("image", [None, "x", {"sources": None}, {"sources": []},
+                                   {"sources": {"xxl": "x", "huge": {"url": image_url(9)}}}])
+def test_best_image_source_of_nothing_usable_is_none(image: Any) -> None:
+    assert vogue_state.best_image_source(image) is None
+    assert reference_best_image_source(image) is None
+
+
+def test_best_image_source_checks_one_url_when_every_size_states_a_width(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    checked: list[Any] = []
+    check = vogue_state._image_url
+
+    def image_url_checked(value: Any) -> str | None:
+        checked.append(value)
+        return check(value)
+
+    monkeypatch.setattr(vogue_state, "_image_url", image_url_checked)
+    widths = {"sm": 320, "md": 640, "lg": 1280, "xl": 1600, "xxl": 2560}
+    chosen = vogue_state.best_image_source(image(**{n: sized(w) for n, w in widths.items()}))
+    assert chosen is not None and chosen.width == 2560
+    assert checked == [image_url(2560)]
 
 
 @pytest.mark.parametrize(
