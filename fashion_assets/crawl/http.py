@@ -10,9 +10,10 @@ addresses the host policy judged (``crawl/resolver.py``), and each exchange has 
 Answers are judged by ``crawl/responses.py``: failures come back as a ``Fetched`` with a
 stable reason code instead of an exception, so a crawl records them and goes on.
 
-httpx is the API (requests, responses, errors, transports); its aiohttp transport is used
-because httpx's default async transport is the bottleneck on this workload (about 4x slower,
-see docs/architecture.md).
+httpx is the API (requests, responses, errors, transports); the transport is the crawl's own
+(``crawl/transport.py``): httpx's default async transport is about 4x slower on this
+workload, and aiohttp's behind httpx spent most of the client's CPU per request
+(docs/performance.md).
 """
 
 from __future__ import annotations
@@ -29,10 +30,8 @@ from typing import Literal
 from urllib.parse import urlsplit
 from urllib.robotparser import RobotFileParser
 
-import aiohttp
 import httpx
 from aiohttp.abc import AbstractResolver
-from httpx_aiohttp import AiohttpTransport
 
 from fashion_assets.crawl.budget import HostBudget, MemoryBudgetStore
 from fashion_assets.crawl.limits import ImageSlots
@@ -47,6 +46,7 @@ from fashion_assets.crawl.responses import (
     within_deadline,
 )
 from fashion_assets.crawl.robots import ROBOTS_READ_POLL_S, RobotsFile, RobotsRules, rules_from
+from fashion_assets.crawl.transport import CrawlTransport
 from fashion_assets.crawl.windows import RetryAfterWindows, machine_windows_dir
 from fashion_assets.domain.hosts import HostDecision, HostPolicy, check_url
 from fashion_assets.domain.politeness import PaceRules
@@ -121,24 +121,16 @@ class Fetcher:
         self._resolver = CheckedResolver(resolver, clock)
         # Each URL authority's host name as the transport looks it up ("": an IP literal).
         self._names: dict[str, str] = {}
-        self._transport: AiohttpTransport | None = None
+        self._transport: CrawlTransport | None = None
         self._headers = httpx.Headers({"User-Agent": policy.user_agent,
                                        "Accept-Encoding": "identity"})
         self._timeout = httpx.Timeout(policy.timeout_s).as_dict()
         self._floor = RateFloor(policy.min_rate_bps, policy.timeout_s)
 
     async def __aenter__(self) -> Fetcher:
-        self._transport = AiohttpTransport(verify=_ssl_context(), trust_env=False,
-                                           client=self._session)
+        self._transport = CrawlTransport(self._resolver, _ssl_context())
         await self.budget.__aenter__()
         return self
-
-    def _session(self) -> aiohttp.ClientSession:
-        """The transport's aiohttp session, made at its first request: its connector looks
-        names up through the checked resolver only, with no DNS cache of its own."""
-        connector = aiohttp.TCPConnector(limit=256, keepalive_timeout=5.0, ssl=_ssl_context(),
-                                         resolver=self._resolver, use_dns_cache=False)
-        return aiohttp.ClientSession(connector=connector)
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.budget.__aexit__(*exc_info)

@@ -19,7 +19,6 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
-import aiohttp
 import httpx
 
 from fashion_assets.crawl.resolver import AddressRefused
@@ -96,19 +95,17 @@ def transport_errors_retried() -> Iterator[None]:
             raise Retry(str(refused.reason), str(refused.detail)) from None
         if isinstance(exc, httpx.TimeoutException):
             raise Retry("timeout", f"timed out: {type(exc).__name__}") from None
+        if isinstance(exc, httpx.RemoteProtocolError):
+            # A response the HTTP parser rejects (a bad status line, conflicting lengths):
+            # a broken exchange like a dropped connection, so retried like one.
+            lines = str(exc).strip().splitlines()
+            raise Retry("bad_response", f"malformed response: {lines[0][:200] if lines else ''}"
+                        ) from None
         raise Retry("connection", f"connection failed: {type(exc).__name__}") from None
-    except aiohttp.ClientError as exc:
-        # What the transport does not translate to httpx: a response its HTTP parser
-        # rejects (a bad status line, bytes after the announced end). A broken
-        # exchange like a dropped connection, so retried like one.
-        lines = str(getattr(exc, "message", "") or exc).strip().splitlines()
-        detail = f"{type(exc).__name__}: {lines[0][:200] if lines else ''}"
-        raise Retry("bad_response", f"malformed response: {detail}") from None
 
 
 def _refusal_behind(exc: BaseException) -> HostDecision | None:
-    """The resolver's refusal that caused ``exc`` (aiohttp and the transport each wrap it),
-    if any."""
+    """The resolver's refusal that caused ``exc`` (the transport wraps it), if any."""
     cause = exc.__cause__
     while cause is not None:
         if isinstance(cause, AddressRefused):

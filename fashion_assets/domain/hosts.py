@@ -9,7 +9,7 @@ Host names are normalized the way httpx normalizes them (lowercase, IDNA 2008 th
 `idna` package) and numeric IPv4 spellings the way the C resolver reads them (`inet_aton`:
 `127.1`, `0x7f.1`, `2130706433`), so the host this module checks is the host that gets
 connected to. A URL that spells an allowed IPv4 address in such a legacy form is refused as
-`invalid_address`: the HTTP client (aiohttp) connects to dotted quads only.
+`invalid_address`: what it means is the resolver's guess, so no client should act on it.
 """
 
 from __future__ import annotations

@@ -270,7 +270,7 @@ def test_a_body_in_an_encoding_that_was_not_asked_for_is_refused(
 
 def test_a_response_the_http_parser_rejects_is_retried_then_reported(
         replica: ReplicaServer, faults: Callable[..., None]) -> None:
-    """aiohttp raises its own error for a malformed response: it must come back as a value."""
+    """The HTTP parser rejects a malformed response: it must come back as a value."""
     [result] = fetch_all(replica, [hostile_photo_url(replica, "length_conflict")])
 
     assert (result.error, result.attempts) == ("bad_response", 5)

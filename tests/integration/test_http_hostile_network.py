@@ -154,7 +154,7 @@ def test_every_connection_goes_to_the_addresses_the_host_policy_checked() -> Non
 
 
 def test_a_connection_after_the_answer_aged_out_goes_nowhere_until_the_new_one_passes() -> None:
-    """What aiohttp asks when it opens a connection: the checked addresses (on the port it
+    """What the transport asks when it opens a connection: the checked addresses (on the port it
     connects to) while the answer is fresh; after its TTL, a fresh answer that failed the
     policy refuses the connection itself."""
     now = [0.0]
@@ -211,7 +211,7 @@ def test_a_body_slower_than_the_minimum_rate_is_cut_like_a_timeout_and_retried()
 
 
 def test_ipv4_addresses_not_written_as_dotted_quads_are_invalid_addresses() -> None:
-    """aiohttp will not connect to these spellings of the allowed 127.0.0.1: refused before
+    """These spellings of the allowed 127.0.0.1 are the resolver's guess: refused before
     any request (robots.txt included), as a failure that is not an outage."""
     async def run() -> tuple[list[Fetched], Fetched, list[str]]:
         async with site("127.0.0.1") as served:
