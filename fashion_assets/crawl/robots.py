@@ -46,6 +46,28 @@ def rules_from(text: str | None) -> RobotFileParser:
     return parser
 
 
+def blanket_verdict(rules: RobotFileParser, user_agent: str) -> bool | None:
+    """What ``rules.can_fetch(user_agent, url)`` answers for every URL, when the answer does
+    not depend on the URL (no rules for the agent, or a first rule that matches every path,
+    like ``Disallow:``); None when it does.
+
+    Why: ``can_fetch`` unquotes, splits and quotes each URL again before it looks at a rule,
+    a tenth of the client's CPU per photo, though most hosts' rules (an image CDN's) answer
+    the same for every path. The steps are ``can_fetch``'s own, in its order.
+    """
+    if rules.disallow_all:
+        return False
+    if rules.allow_all:
+        return True
+    if not rules.last_checked:
+        return False
+    entry = next((e for e in rules.entries if e.applies_to(user_agent)), rules.default_entry)
+    if entry is None or not entry.rulelines:
+        return True
+    first = entry.rulelines[0]
+    return first.allowance if first.path in ("", "*") else None
+
+
 class RobotsRules:
     """Each origin's rules, read through ``read`` (the client's own fetch with its retries:
     the rules, or None when robots.txt could not be read) once, one reader per origin."""
@@ -56,22 +78,33 @@ class RobotsRules:
         # An origin's rules, or the clock time until which it is kept out because its
         # robots.txt could not be read.
         self._known: dict[str, RobotFileParser | float] = {}
+        # Each origin's verdict for every URL, where its rules give one (``blanket_verdict``).
+        self._blanket: dict[str, bool | None] = {}
         self._locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
 
     async def refusal(self, url: str) -> tuple[str, str] | None:
         """Why robots.txt keeps ``url`` out (reason, detail), or None."""
         parts = urlsplit(url)
         origin = f"{parts.scheme}://{parts.netloc}"
-        async with self._locks[origin]:
-            known = self._known.get(origin)
-            if known is None or (isinstance(known, float) and self._clock() >= known):
-                rules = await self._read(origin)
-                known = self._clock() + ROBOTS_UNREADABLE_RETRY_S if rules is None else rules
-                self._known[origin] = known
+        known = self._known.get(origin)
+        if not isinstance(known, RobotFileParser):  # not read yet, or kept out for now
+            async with self._locks[origin]:
+                known = self._known.get(origin)
+                if known is None or (isinstance(known, float) and self._clock() >= known):
+                    rules = await self._read(origin)
+                    if rules is None:
+                        known = self._clock() + ROBOTS_UNREADABLE_RETRY_S
+                    else:
+                        known = rules
+                        self._blanket[origin] = blanket_verdict(rules, self._user_agent)
+                    self._known[origin] = known
         if isinstance(known, float):
             return ("robots_unavailable",
                     f"robots.txt of {parts.netloc} could not be read; the host is kept out "
                     f"and robots.txt read again after {ROBOTS_UNREADABLE_RETRY_S:.0f} s")
-        if known.can_fetch(self._user_agent, url):
+        verdict = self._blanket.get(origin)
+        if verdict is None:
+            verdict = known.can_fetch(self._user_agent, url)
+        if verdict:
             return None
         return "robots_disallowed", f"robots.txt of {parts.netloc} disallows {url}"
