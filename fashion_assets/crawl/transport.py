@@ -58,6 +58,7 @@ class _Connection(asyncio.Protocol):
         self._buffered = 0
         self._paused = False
         self._headers_done = False
+        self._interim = False
         self._keep_alive = False
         self._complete = False
         self._error: httpx.TransportError | None = None
@@ -107,7 +108,12 @@ class _Connection(asyncio.Protocol):
         self._headers.append((name, value))
 
     def on_headers_complete(self) -> None:
-        self._status = self._parser.get_status_code()
+        status = self._parser.get_status_code()
+        if 100 <= status < 200:  # an interim answer (103 Early Hints): the real one follows
+            self._interim = True
+            self._headers = []
+            return
+        self._status = status
         self._keep_alive = self._parser.should_keep_alive()  # the parser forgets it later
         self._headers_done = True
         self._wake()
@@ -121,6 +127,9 @@ class _Connection(asyncio.Protocol):
         self._wake()
 
     def on_message_complete(self) -> None:
+        if self._interim:
+            self._interim = False
+            return
         self._complete = True
         self._wake()
 
@@ -133,6 +142,9 @@ class _Connection(asyncio.Protocol):
         self._complete, self._error = False, None
         self._chunks.clear()
         self._buffered = self.received = 0
+        if self._paused:  # the last answer's unread body filled the buffer; it is dropped
+            self._paused = False
+            self.transport.resume_reading()
         self.transport.write(request)
         while not self._headers_done:
             await self._wait(timeout, "the answer's headers")

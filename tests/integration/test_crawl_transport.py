@@ -18,6 +18,7 @@ import httpx
 import pytest
 import trustme
 
+from fashion_assets.crawl import transport as crawl_transport
 from fashion_assets.crawl.http import _ssl_context
 from fashion_assets.crawl.resolver import CheckedResolver
 from fashion_assets.crawl.transport import BUFFER_LIMIT, CrawlTransport
@@ -243,3 +244,54 @@ def test_a_port_nothing_listens_on_is_a_connect_error() -> None:
 
     with pytest.raises(httpx.ConnectError, match="cannot connect"):
         asyncio.run(run())
+
+
+def test_an_unread_body_that_filled_the_buffer_does_not_stall_the_next_answer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An error page is not read (``read_response`` needs its status only). If it arrived
+    whole but filled the buffer, reading was paused: the kept connection must read again
+    for the next answer. (A buffer of 8 bytes makes the 404's body fill it.)"""
+    monkeypatch.setattr(crawl_transport, "BUFFER_LIMIT", 8)
+
+    async def gone_then_ok(writer: asyncio.StreamWriter, count: int) -> bool:
+        body = b"not here, nor anywhere" if count == 1 else b"ok"
+        status = b"404 Not Found" if count == 1 else b"200 OK"
+        writer.write(b"HTTP/1.1 %s\r\nContent-Length: %d\r\n\r\n%s" % (status, len(body), body))
+        return True
+
+    async def run() -> tuple[list[int], bytes, Served]:
+        async with server(gone_then_ok) as served:
+            pool = transport()
+            base = f"http://127.0.0.1:{served.port}"
+            timeout = {"connect": 5.0, "read": 5.0}
+            gone = await pool.handle_async_request(
+                httpx.Request("GET", f"{base}/gone", extensions={"timeout": timeout}))
+            await asyncio.sleep(0.2)  # the answer arrives whole, unread
+            await gone.aclose()
+            ok = await pool.handle_async_request(
+                httpx.Request("GET", f"{base}/next", extensions={"timeout": timeout}))
+            body = b"".join([chunk async for chunk in ok.aiter_raw()])
+            await ok.aclose()
+            await pool.aclose()
+            return [gone.status_code, ok.status_code], body, served
+
+    statuses, body, served = asyncio.run(run())
+
+    assert (statuses, body) == ([404, 200], b"ok")
+    assert len(served.connections) == 1
+
+
+def test_an_interim_answer_before_the_real_one_is_skipped() -> None:
+    async def early_hints(writer: asyncio.StreamWriter, count: int) -> bool:
+        writer.write(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"
+                     b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nX-Real: yes\r\n\r\nlook")
+        return True
+
+    async def run() -> list[httpx.Response]:
+        async with server(early_hints) as served:
+            return await get_all([f"http://127.0.0.1:{served.port}/a"] * 2)
+
+    responses = asyncio.run(run())
+
+    assert [(r.status_code, r.content, r.headers.get("x-real"), r.headers.get("link"))
+            for r in responses] == [(200, b"look", "yes", None)] * 2
