@@ -17,6 +17,7 @@ from fashion_assets.cli.brands import brands
 from fashion_assets.cli.coverage import coverage
 from fashion_assets.cli.crawl import crawl
 from fashion_assets.cli.demo import demo
+from fashion_assets.cli.editors import editors
 from fashion_assets.cli.names import names
 from fashion_assets.cli.replica import replica
 from fashion_assets.cli.review import review
@@ -31,5 +32,6 @@ def main() -> None:
     """fashion-assets: a reviewed archive of fashion imagery, as a Dagster code location."""
 
 
-for _command in (crawl, brands, names, status, coverage, store, review, demo, replica):
+for _command in (crawl, brands, names, status, coverage, store, review, editors, demo,
+                 replica):
     main.add_command(_command)

@@ -1,0 +1,106 @@
+"""``fashion-assets editors``: the accounts editors sign in to the review page with."""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+
+import click
+
+from fashion_assets.cli.common import catalog_engine, echo_json
+
+_STDIN_HELP = ("Read the password from the first line of standard input (for scripts) "
+               "instead of asking for it twice.")
+
+
+@click.group()
+def editors() -> None:
+    """Editors' accounts for the review page: each editor signs in with their own name and
+    password, and the audit trail records who did what."""
+
+
+@editors.command("add")
+@click.argument("name")
+@click.option("--admin", is_flag=True, help="May also manage the other editors.")
+@click.option("--password-stdin", is_flag=True, help=_STDIN_HELP)
+def editors_add(name: str, admin: bool, password_stdin: bool) -> None:
+    """Add an editor NAME (a-z, 0-9, '.', '_', '-'); the password is asked for."""
+    from fashion_assets.catalog.editors import add_editor
+
+    password = _password(password_stdin)
+    editor = _done(lambda: add_editor(catalog_engine(), name, password,
+                                      role="admin" if admin else "editor"))
+    click.echo(f"added {editor.role} {editor.name}")
+
+
+@editors.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
+def editors_list(as_json: bool) -> None:
+    """Every editor: name, role, whether they may sign in, since when."""
+    from fashion_assets.catalog.editors import list_editors
+
+    found = list_editors(catalog_engine())
+    if as_json:
+        echo_json([{"name": e.name, "role": e.role, "active": e.active,
+                    "created_at": e.created_at.isoformat(),
+                    "disabled_at": e.disabled_at and e.disabled_at.isoformat()}
+                   for e in found])
+        return
+    if not found:
+        click.echo("no editors yet: fashion-assets editors add NAME --admin")
+    for e in found:
+        state = "active" if e.active else f"disabled {_when(e.disabled_at)}"
+        click.echo(f"{e.name}\t{e.role}\t{state}\tsince {_when(e.created_at)}")
+
+
+@editors.command("passwd")
+@click.argument("name")
+@click.option("--password-stdin", is_flag=True, help=_STDIN_HELP)
+def editors_passwd(name: str, password_stdin: bool) -> None:
+    """Give editor NAME a new password; every session they have ends."""
+    from fashion_assets.catalog.editors import set_password
+
+    password = _password(password_stdin)
+    editor = _done(lambda: set_password(catalog_engine(), name, password))
+    click.echo(f"new password for {editor.name}; their sessions ended")
+
+
+@editors.command("disable")
+@click.argument("name")
+def editors_disable(name: str) -> None:
+    """Stop editor NAME from signing in; their sessions end at once."""
+    from fashion_assets.catalog.editors import set_disabled
+
+    editor = _done(lambda: set_disabled(catalog_engine(), name, True))
+    click.echo(f"disabled {editor.name}; their sessions ended")
+
+
+@editors.command("enable")
+@click.argument("name")
+def editors_enable(name: str) -> None:
+    """Let a disabled editor NAME sign in again."""
+    from fashion_assets.catalog.editors import set_disabled
+
+    editor = _done(lambda: set_disabled(catalog_engine(), name, False))
+    click.echo(f"enabled {editor.name}")
+
+
+def _password(from_stdin: bool) -> str:
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    return click.prompt("password", hide_input=True, confirmation_prompt=True)
+
+
+def _done(action):  # type: ignore[no-untyped-def]
+    """``action()``, its refusal (a taken name, a weak password) as a usage error."""
+    from fashion_assets.catalog.editors import EditorError
+    from fashion_assets.domain.passwords import WeakPassword
+
+    try:
+        return action()
+    except (EditorError, WeakPassword) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _when(moment: datetime | None) -> str:
+    return "-" if moment is None else f"{moment:%Y-%m-%d %H:%M}"
