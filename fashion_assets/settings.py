@@ -144,9 +144,6 @@ SETTINGS: tuple[Setting, ...] = (
             "about every two days."),
     Setting("FASHION_REVIEW_URL", "http://127.0.0.1:8810", "Where editors reach the review "
             "page; promotion metadata shows thumbnails and links through it."),
-    Setting("FASHION_REVIEW_SECRET", "", "The secret editors sign in to the review page with "
-            "(fashion-assets review serve). Empty: no sign-in, and the page only listens on "
-            "loopback."),
 )
 
 _DEFAULTS = {s.env: s.default for s in SETTINGS}

@@ -93,6 +93,13 @@ def list_editors(engine: Engine) -> list[Editor]:
     return [_editor(row) for row in rows]
 
 
+def has_editors(engine: Engine) -> bool:
+    """Whether any account exists, disabled ones included: from the first one on, the
+    review page needs a sign-in."""
+    with engine.connect() as conn:
+        return conn.execute(text("SELECT 1 FROM editors LIMIT 1")).first() is not None
+
+
 def get_editor(engine: Engine, name: str) -> Editor | None:
     with engine.connect() as conn:
         row = conn.execute(text(f"SELECT {_COLUMNS} FROM editors e WHERE e.name = :name"),

@@ -175,27 +175,30 @@ _plain_action("restore", "Restore deleted drafts, in the status they had.")
 def review_serve(host: str, port: int) -> None:
     """Serve the review page: queue, drafts with their photos, and the review forms.
 
-    Editors sign in with FASHION_REVIEW_SECRET; without it anyone who reaches the page is an
-    editor, so it may then only listen on loopback. Actions are recorded as FASHION_EDITOR,
-    else "web".
+    Editors sign in with their accounts (fashion-assets editors add) and actions are recorded
+    under their names. Before the first account exists anyone who reaches the page is an
+    editor, recorded as FASHION_EDITOR, else "web", so the page may then only listen on
+    loopback.
     """
     import uvicorn
 
+    from fashion_assets.catalog.editors import has_editors
     from fashion_assets.review_app import create_app, is_loopback
     from fashion_assets.storage import open_store
 
-    secret = settings.setting(os.environ, "FASHION_REVIEW_SECRET") or None
-    if secret is None and not is_loopback(host):
+    engine = catalog_engine()
+    accounts = has_editors(engine)
+    if not accounts and not is_loopback(host):
         raise click.UsageError(
-            f"refusing to serve on {host}: no FASHION_REVIEW_SECRET is set, so anyone who "
-            "reaches the page could review drafts; set it or use --host 127.0.0.1")
+            f"refusing to serve on {host}: there is no editor account yet, so anyone who "
+            "reaches the page could review drafts; add one (fashion-assets editors add NAME "
+            "--admin) or use --host 127.0.0.1")
     store = open_store(settings.store_url(), home=settings.home_dir())
     with queue_instance() as (instance, note):  # the /crawler page's run queue
-        app = create_app(catalog_engine(), store, secret=secret,
-                         editor_name=os.environ.get("FASHION_EDITOR") or "web",
+        app = create_app(engine, store, editor_name=os.environ.get("FASHION_EDITOR") or "web",
                          instance=instance)
         click.echo(f"review page on http://{host}:{port}/"
-                   + ("" if secret else " (no FASHION_REVIEW_SECRET: open to this machine)"))
+                   + ("" if accounts else " (no editor accounts yet: open to this machine)"))
         if note:
             click.echo(note, err=True)
         uvicorn.run(app, host=host, port=port, log_level="info")

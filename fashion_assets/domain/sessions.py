@@ -18,6 +18,9 @@ class SessionRules:
     absolute_s: float = 12 * 3600.0
 
 
+DEFAULT_SESSION_RULES = SessionRules()
+
+
 @dataclass(frozen=True)
 class SessionTimes:
     created_at: datetime

@@ -1,8 +1,14 @@
 """The review page's routes: queue, draft, review actions, photos, sign-in, crawler status.
 
-Blocking work (the catalog, the object store) runs in Starlette's thread pool, so one slow S3
-read never stalls the other requests. Every route checks access first and every POST checks
-its CSRF token before touching the catalog, so a refused request writes nothing.
+Blocking work (the catalog, the object store, a password's hash) runs in Starlette's thread
+pool, so one slow S3 read never stalls the other requests. Every route checks access first
+and every POST checks its CSRF token before touching the catalog, so a refused request
+writes nothing.
+
+Access: once the catalog has an editor account (``fashion-assets editors add``), every page
+but ``/login`` needs a signed-in editor, and each action is recorded under that editor's
+name. Before the first account exists the page is open, but to this machine only (loopback
+clients), and actions are recorded as ``editor_name``.
 """
 
 from __future__ import annotations
@@ -28,8 +34,16 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from fashion_assets.catalog.editors import (
+    authenticate,
+    end_session,
+    has_editors,
+    session_editor,
+    start_session,
+)
 from fashion_assets.catalog.progress import recent_outcomes
 from fashion_assets.catalog.review import ReviewError, get_draft, list_drafts, review
+from fashion_assets.domain.passwords import DEFAULT_COST, ScryptCost
 from fashion_assets.domain.progress import STUCK_THRESHOLD_S
 from fashion_assets.domain.review import (
     ACTIONS,
@@ -40,21 +54,23 @@ from fashion_assets.domain.review import (
     DraftRefError,
     parse_draft_ref,
 )
+from fashion_assets.domain.sessions import DEFAULT_SESSION_RULES, SessionRules
 from fashion_assets.review_app.media import content_type, first_photos
 from fashion_assets.review_app.security import (
     CSRF_FIELD,
     csrf_ok,
     csrf_token,
+    form_cookie_key,
     is_loopback,
     read_form,
-    secret_matches,
-    session_key,
 )
 from fashion_assets.status import crawler_status
 from fashion_assets.storage import ObjectStore, StoreError, is_object_key
 
 PAGE_SIZE = 50
-SESSION_HOURS = 12
+SIGN_IN_COOKIE = "fashion_review_session"  # the random token of an editor's session
+FORM_COOKIE = "fashion_review"  # signed: the CSRF token and the flash messages
+_UNKNOWN = object()
 STATIC = Path(__file__).parent / "static"
 # Pages only load their own stylesheet and photos, and may not be framed (clickjacking).
 _HTML_HEADERS = {
@@ -75,20 +91,23 @@ _PHOTO_HEADERS = {"Cache-Control": "private, max-age=86400", "X-Content-Type-Opt
 _QUEUE_FILTERS = ("kind", "brand", "city", "source")
 
 
-def create_app(engine: Engine, store: ObjectStore, *, secret: str | None,
-               editor_name: str = "editor", instance: Any = None,
-               crawler_refresh_s: float = 3.0,
-               stuck_threshold_s: float = STUCK_THRESHOLD_S) -> Starlette:
-    """The review page on ``engine`` and ``store``; ``secret`` None or "": local-only mode.
+def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor",
+               instance: Any = None, crawler_refresh_s: float = 3.0,
+               stuck_threshold_s: float = STUCK_THRESHOLD_S,
+               sessions: SessionRules = DEFAULT_SESSION_RULES,
+               password_cost: ScryptCost = DEFAULT_COST) -> Starlette:
+    """The review page on ``engine`` and ``store``.
 
-    Without a secret everyone who reaches the page is the editor, so the page then answers
-    loopback clients only (``review serve`` also refuses to bind elsewhere). ``instance`` (a
-    DagsterInstance, optional) gives the /crawler page its run queue; the page refreshes
-    itself every ``crawler_refresh_s`` seconds and marks a crawl stale past
-    ``stuck_threshold_s`` without a heartbeat.
+    ``editor_name`` is who actions are recorded as while the catalog has no editor account
+    (the page then answers loopback clients only; ``review serve`` also refuses to bind
+    elsewhere). ``instance`` (a DagsterInstance, optional) gives the /crawler page its run
+    queue; the page refreshes itself every ``crawler_refresh_s`` seconds and marks a crawl
+    stale past ``stuck_threshold_s`` without a heartbeat. ``sessions`` says when a sign-in
+    ends; ``password_cost`` is the scrypt cost a sign-in keeps a password's hash at.
     """
-    pages = _Pages(engine, store, secret or None, editor_name, instance=instance,
-                   crawler_refresh_s=crawler_refresh_s, stuck_threshold_s=stuck_threshold_s)
+    pages = _Pages(engine, store, editor_name, instance=instance,
+                   crawler_refresh_s=crawler_refresh_s, stuck_threshold_s=stuck_threshold_s,
+                   sessions=sessions, password_cost=password_cost)
     routes = [
         Route("/", pages.queue),
         Route("/login", pages.login, methods=["GET", "POST"]),
@@ -100,35 +119,56 @@ def create_app(engine: Engine, store: ObjectStore, *, secret: str | None,
         Route("/crawler.json", pages.crawler_json),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    middleware = [Middleware(SessionMiddleware, secret_key=session_key(secret),
-                             session_cookie="fashion_review", max_age=SESSION_HOURS * 3600,
+    middleware = [Middleware(SessionMiddleware, secret_key=form_cookie_key(),
+                             session_cookie=FORM_COOKIE, max_age=int(sessions.absolute_s),
                              same_site="lax")]
     return Starlette(routes=routes, middleware=middleware)
 
 
 class _Pages:
-    def __init__(self, engine: Engine, store: ObjectStore, secret: str | None,
-                 editor_name: str, *, instance: Any = None, crawler_refresh_s: float = 3.0,
-                 stuck_threshold_s: float = STUCK_THRESHOLD_S) -> None:
-        self.engine, self.store, self.secret, self.editor = engine, store, secret, editor_name
+    def __init__(self, engine: Engine, store: ObjectStore, editor_name: str, *,
+                 instance: Any = None, crawler_refresh_s: float = 3.0,
+                 stuck_threshold_s: float = STUCK_THRESHOLD_S,
+                 sessions: SessionRules = DEFAULT_SESSION_RULES,
+                 password_cost: ScryptCost = DEFAULT_COST) -> None:
+        self.engine, self.store, self.open_editor = engine, store, editor_name
         self.instance, self.crawler_refresh_s = instance, crawler_refresh_s
         self.stuck_threshold_s = stuck_threshold_s
+        self.sessions, self.password_cost = sessions, password_cost
+        self._accounts = False  # once the catalog has an editor, it always has one
         self.templates = Environment(loader=PackageLoader("fashion_assets.review_app"),
                                      autoescape=True)
 
     # -- access ------------------------------------------------------------------------
 
-    def _signed_in(self, request: Request) -> bool:
-        if self.secret is None:
-            return True
-        return request.session.get("user") == "editor"
+    async def _open(self) -> bool:
+        """Whether the page is still open: the catalog has no editor account yet."""
+        if not self._accounts:
+            self._accounts = await run_in_threadpool(has_editors, self.engine)
+        return not self._accounts
 
-    def _refused(self, request: Request, *, writes: bool) -> Response | None:
+    async def _editor(self, request: Request) -> str | None:
+        """Who makes this request: the signed-in editor, everyone while the page is open,
+        None for someone not signed in. Kept on the request for the page it renders."""
+        known = getattr(request.state, "editor", _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known
+        if await self._open():
+            name: str | None = self.open_editor
+        else:
+            token = request.cookies.get(SIGN_IN_COOKIE, "")
+            editor = await run_in_threadpool(session_editor, self.engine, token,
+                                             self.sessions) if token else None
+            name = None if editor is None else editor.name
+        request.state.editor = name
+        return name
+
+    async def _refused(self, request: Request, *, writes: bool) -> Response | None:
         """Why this request may not go on (a response), or None when it may."""
-        if self.secret is None and not is_loopback(request.client.host if request.client
-                                                   else ""):
-            return PlainTextResponse("this page has no FASHION_REVIEW_SECRET: local only", 403)
-        if self._signed_in(request):
+        if await self._open() and not is_loopback(request.client.host if request.client
+                                                  else ""):
+            return PlainTextResponse("this page has no editor accounts yet: local only", 403)
+        if await self._editor(request) is not None:
             return None
         # No redirect where a page would not follow one: photos, and the JSON a script reads.
         if writes or request.url.path.startswith(("/photos/", "/crawler.json")):
@@ -137,7 +177,7 @@ class _Pages:
 
     async def _checked_form(self, request: Request) -> dict[str, str] | Response:
         """The POSTed form once access and CSRF token are checked, else the refusal."""
-        refused = self._refused(request, writes=True)
+        refused = await self._refused(request, writes=True)
         if refused:
             return refused
         form = await read_form(request)
@@ -149,10 +189,11 @@ class _Pages:
 
     def _render(self, request: Request, name: str, status_code: int = 200, *,
                 page_headers: dict[str, str] = _HTML_HEADERS, **context: Any) -> HTMLResponse:
+        editor = getattr(request.state, "editor", None)
         html = self.templates.get_template(name).render(
             csrf_field=CSRF_FIELD, csrf_token=csrf_token(request.session),
-            flashes=request.session.pop("flash", []), signed_in=self._signed_in(request),
-            open_mode=self.secret is None, editor=self.editor, **context)
+            flashes=request.session.pop("flash", []), signed_in=editor is not None,
+            open_mode=not self._accounts, editor=editor, **context)
         return HTMLResponse(html, status_code, headers=page_headers)
 
     @staticmethod
@@ -162,7 +203,7 @@ class _Pages:
     # -- routes ------------------------------------------------------------------------
 
     async def queue(self, request: Request) -> Response:
-        refused = self._refused(request, writes=False)
+        refused = await self._refused(request, writes=False)
         if refused:
             return refused
         query = request.query_params
@@ -190,7 +231,7 @@ class _Pages:
                             statuses=STATUSES, page=page, offset=offset)
 
     async def draft(self, request: Request) -> Response:
-        refused = self._refused(request, writes=False)
+        refused = await self._refused(request, writes=False)
         if refused:
             return refused
         ref = _ref(request.path_params["ref"])
@@ -211,6 +252,8 @@ class _Pages:
         form = await self._checked_form(request)
         if isinstance(form, Response):
             return form
+        editor = await self._editor(request)
+        assert editor is not None  # _checked_form let the request through
         ref, action = _ref(request.path_params["ref"]), request.path_params["action"]
         if ref is None or action not in ACTIONS:
             return PlainTextResponse("no such draft or action", 404)
@@ -220,7 +263,7 @@ class _Pages:
             self._flash(request, False, f"refused: {exc}")
             return RedirectResponse(f"/drafts/{_link(ref)}", 303)
         [result] = await run_in_threadpool(
-            lambda: review(self.engine, ref.kind, [ref.id], action, editor=self.editor,
+            lambda: review(self.engine, ref.kind, [ref.id], action, editor=editor,
                            reason=form.get("reason", ""), changes=changes))
         self._flash(request, result.ok, result.message if result.ok
                     else f"refused: {result.message}")
@@ -242,7 +285,7 @@ class _Pages:
         return changes
 
     async def photo(self, request: Request) -> Response:
-        refused = self._refused(request, writes=False)
+        refused = await self._refused(request, writes=False)
         if refused:
             return refused
         key = request.path_params["key"]
@@ -266,7 +309,7 @@ class _Pages:
 
     async def crawler(self, request: Request) -> Response:
         """Read-only: what runs, the queue, the backlog, the latest outcomes; refreshes itself."""
-        refused = self._refused(request, writes=False)
+        refused = await self._refused(request, writes=False)
         if refused:
             return refused
         data = await run_in_threadpool(self._crawler_data)
@@ -274,33 +317,43 @@ class _Pages:
                             refresh_ms=int(self.crawler_refresh_s * 1000))
 
     async def crawler_json(self, request: Request) -> Response:
-        refused = self._refused(request, writes=False)
+        refused = await self._refused(request, writes=False)
         if refused:
             return refused
         return JSONResponse(await run_in_threadpool(self._crawler_data),
                             headers=_JSON_HEADERS)
 
     async def login(self, request: Request) -> Response:
-        if self.secret is None:
+        if await self._open():
             return RedirectResponse("/", 303)
         if request.method == "GET":
             return self._render(request, "login.html", error="")
         form = await read_form(request)
         if form is None or not csrf_ok(request.session, form):
             return PlainTextResponse("missing or wrong CSRF token: reload the page", 403)
-        if not secret_matches(form.get("secret", ""), self.secret):
-            return self._render(request, "login.html", 401, error="wrong secret")
-        request.session.clear()  # a fresh session (and CSRF token) for the signed-in editor
-        request.session["user"] = "editor"
+        editor = await run_in_threadpool(authenticate, self.engine, form.get("name", ""),
+                                         form.get("password", ""), cost=self.password_cost)
+        if editor is None:
+            return self._render(request, "login.html", 401, error="wrong name or password")
+        token = await run_in_threadpool(start_session, self.engine, editor)
+        request.session.clear()  # a fresh CSRF token for the signed-in editor
         csrf_token(request.session)
-        return RedirectResponse("/", 303)
+        response = RedirectResponse("/", 303)
+        response.set_cookie(SIGN_IN_COOKIE, token, max_age=int(self.sessions.absolute_s),
+                            httponly=True, samesite="lax")
+        return response
 
     async def logout(self, request: Request) -> Response:
         form = await read_form(request)
         if form is None or not csrf_ok(request.session, form):
             return PlainTextResponse("missing or wrong CSRF token: reload the page", 403)
+        token = request.cookies.get(SIGN_IN_COOKIE, "")
+        if token:
+            await run_in_threadpool(end_session, self.engine, token)
         request.session.clear()
-        return RedirectResponse("/login" if self.secret else "/", 303)
+        response = RedirectResponse("/" if await self._open() else "/login", 303)
+        response.delete_cookie(SIGN_IN_COOKIE, httponly=True, samesite="lax")
+        return response
 
 
 def _ref(text: str) -> DraftRef | None:

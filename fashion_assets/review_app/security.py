@@ -1,14 +1,15 @@
 """Who may use the review page, and proof that a form came from it.
 
-Sign-in is one shared secret (``FASHION_REVIEW_SECRET``); the session lives in a cookie signed
-with a key derived from it, so no server-side state is needed and changing the secret signs
-everyone out. Every form carries a per-session random CSRF token, compared in constant time:
-a signed-in editor's browser cannot be made to approve a draft by another site's page.
+Editors sign in with their own accounts (``catalog/editors.py``): the sign-in cookie holds a
+random session token, known to the catalog by its hash, so it can be ended from anywhere and
+carries nothing derived from a password. A second cookie, signed with a random key of this
+process (``form_cookie_key``), carries each browser's CSRF token and its flash messages:
+every form carries the token, compared in constant time, so a signed-in editor's browser
+cannot be made to approve a draft by another site's page.
 """
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import ipaddress
 import secrets
@@ -22,20 +23,10 @@ CSRF_FIELD = "csrf_token"
 MAX_FORM_BYTES = 64 * 1024  # the forms hold a few short fields; more is not a review form
 
 
-def session_key(secret: str | None) -> str:
-    """The cookie-signing key: derived from the secret (never the secret itself), or random.
-
-    Without a secret the key is per process: sessions only carry CSRF tokens then, and a
-    restart invalidating them costs nothing.
-    """
-    if not secret:
-        return secrets.token_hex(32)
-    return hmac.new(secret.encode(), b"fashion-assets review session", hashlib.sha256).hexdigest()
-
-
-def secret_matches(given: str, secret: str) -> bool:
-    """Constant-time comparison, so response timing tells nothing about the secret."""
-    return hmac.compare_digest(given.encode(), secret.encode())
+def form_cookie_key() -> str:
+    """The key that signs the forms' cookie (CSRF token, flash messages): random, per
+    process. A restart costs an open form its token (reload the page), never a sign-in."""
+    return secrets.token_hex(32)
 
 
 def csrf_token(session: MutableMapping[str, Any]) -> str:

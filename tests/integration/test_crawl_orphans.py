@@ -26,12 +26,11 @@ from bench.reliability import ONE_AT_A_TIME, CrawlProcess, wait_until
 from fashion_assets.catalog import progress
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.resources import catalog_engine, resources_from_env
-from fashion_assets.review_app import create_app
 from fashion_assets.sensors.stuck_runs import stuck_runs_sensor
 from fashion_assets.status import crawler_status
 from fashion_assets.storage import open_store
 from tests.conftest import pipeline_env
-from tests.integration.test_review_app import SECRET, serve, sign_in
+from tests.integration.test_review_app import review_app, serve, sign_in
 from tests.processes import describe, group_processes
 
 pytestmark = pytest.mark.slow
@@ -122,7 +121,7 @@ def test_a_crawl_killed_outright_takes_its_workers_along_and_its_dead_runs_are_f
     assert [c["process_gone"] for c in status["running"]] == [True, True]
     # The /crawler page marks both rows, as its script does on each refresh.
     store = open_store(crawl.env["FASHION_STORE_URL"], home=Path(crawl.env["FASHION_HOME"]))
-    with serve(create_app(crawl.engine, store, secret=SECRET, instance=dagster_instance)) as url:
+    with serve(review_app(crawl.engine, store, instance=dagster_instance)) as url:
         page = sign_in(url).get("/crawler").text
     assert page.count('<small class="gone">process gone</small>') == 2, page
     for run_id in crawl.run_ids:

@@ -12,9 +12,8 @@ import pytest
 from sqlalchemy import Engine
 
 from fashion_assets.catalog import progress
-from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, open_store
-from tests.integration.test_review_app import SECRET, serve
+from tests.integration.test_review_app import browser_sign_in, review_app, serve
 from tests.integration.test_review_browser import (  # noqa: F401 - fixtures
     WAIT_S,
     driver,
@@ -45,7 +44,6 @@ def test_the_crawler_page_follows_a_crawl_by_itself(driver: object,  # noqa: F81
                                                     engine: Engine,  # noqa: F811
                                                     store: ObjectStore) -> None:
     from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     browser = driver
@@ -60,11 +58,10 @@ def test_the_crawler_page_follows_a_crawl_by_itself(driver: object,  # noqa: F81
     def cell(run_id: str, css: str) -> str | None:
         return text_of(browser, f"#crawl-{run_id} {css}")
 
-    with serve(create_app(engine, store, secret=SECRET, crawler_refresh_s=REFRESH_S)) as url:
+    with serve(review_app(engine, store, crawler_refresh_s=REFRESH_S)) as url:
         browser.get(f"{url}/crawler")  # type: ignore[attr-defined]
         wait.until(lambda b: b.current_url.endswith("/login"))
-        browser.find_element(By.ID, "secret").send_keys(SECRET)  # type: ignore[attr-defined]
-        browser.find_element(By.ID, "sign-in").click()  # type: ignore[attr-defined]
+        browser_sign_in(browser)
         wait.until(lambda b: b.current_url.endswith("/"))
         browser.get(f"{url}/crawler")  # type: ignore[attr-defined]
         wait.until(lambda b: cell("run-live", ".shows-count") == "1/10 shows")

@@ -21,9 +21,8 @@ from fashion_assets.catalog import progress
 from fashion_assets.catalog.ingest_log import LogEntry, write_log
 from fashion_assets.catalog.runway import add_brand
 from fashion_assets.resources import catalog_engine
-from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, open_store
-from tests.integration.test_review_app import SECRET, XSS, runway_draft, serve, sign_in
+from tests.integration.test_review_app import XSS, review_app, runway_draft, serve, sign_in
 
 ROW = re.compile(r'<tr class="([^"]*)" id="crawl-([^"]+)">')
 OUTCOME_ROW = re.compile(r'<tr class="outcome" id="outcome-(\d+)">')
@@ -43,7 +42,7 @@ def store(tmp_path: Path) -> ObjectStore:
 
 @pytest.fixture
 def site(engine: Engine, store: ObjectStore) -> Iterator[str]:
-    with serve(create_app(engine, store, secret=SECRET)) as url:
+    with serve(review_app(engine, store)) as url:
         yield url
 
 

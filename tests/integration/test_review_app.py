@@ -26,15 +26,19 @@ from click.testing import CliRunner
 from PIL import Image
 from sqlalchemy import Engine, text
 
+from fashion_assets.catalog.editors import add_editor, set_disabled
 from fashion_assets.catalog.runway import add_brand
 from fashion_assets.cli import main
+from fashion_assets.domain.passwords import ScryptCost
 from fashion_assets.resources import catalog_engine
 from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, object_key, open_store
 from tests.catalog_db import query
 
-SECRET = "correct horse battery staple"
+PASSWORD = "correct horse battery staple"
 EDITOR = "ana"
+# Passwords hashed at a low cost: the rule is the same, and the suite signs in often.
+CHEAP = ScryptCost(log2_n=10)
 CODE = "spring-2020-ready-to-wear"
 XSS = "<script>alert(1)</script>"
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
@@ -133,13 +137,42 @@ def token(html: str) -> str:
     return match.group(1)
 
 
-def sign_in(base_url: str, secret: str = SECRET) -> httpx.Client:
+def add_editors(engine: Engine, *names: str) -> None:
+    """Editor accounts (password ``PASSWORD``): from the first one on, the page needs a
+    sign-in."""
+    for name in names or (EDITOR,):
+        add_editor(engine, name, PASSWORD, cost=CHEAP)
+
+
+def review_app(engine: Engine, store: ObjectStore, *, editors: tuple[str, ...] = (EDITOR,),
+               **options: Any) -> Any:
+    """The review page with editor accounts ``editors`` (none: the open page)."""
+    if editors:
+        add_editors(engine, *editors)
+    return create_app(engine, store, password_cost=CHEAP, **options)
+
+
+def sign_in(base_url: str, name: str = EDITOR, password: str = PASSWORD) -> httpx.Client:
     """A client signed in through the login form, as a browser would be."""
     client = httpx.Client(base_url=base_url, timeout=30)
     form = client.get("/login")
-    response = client.post("/login", data={"csrf_token": token(form.text), "secret": secret})
+    response = client.post("/login", data={"csrf_token": token(form.text), "name": name,
+                                           "password": password})
     assert response.status_code == 303 and response.headers["location"] == "/", response.text
     return client
+
+
+def browser_sign_in(browser: Any, name: str = EDITOR, password: str = PASSWORD) -> None:
+    """Fill and send the login form of the page the browser shows."""
+    from selenium.webdriver.common.by import By
+
+    browser.find_element(By.ID, "name").send_keys(name)
+    browser.find_element(By.ID, "password").send_keys(password)
+    browser.find_element(By.ID, "sign-in").click()
+
+
+def cookie_header(client: httpx.Client) -> str:
+    return "; ".join(f"{name}={value}" for name, value in client.cookies.items())
 
 
 @pytest.fixture
@@ -156,7 +189,7 @@ def store(store_url: str, tmp_path: Path) -> ObjectStore:
 
 @pytest.fixture
 def site(engine: Engine, store: ObjectStore) -> Iterator[str]:
-    with serve(create_app(engine, store, secret=SECRET, editor_name=EDITOR)) as url:
+    with serve(review_app(engine, store)) as url:
         yield url
 
 
@@ -180,9 +213,11 @@ def test_without_a_session_nothing_is_read_or_written(site: str, engine: Engine,
                                   data={"csrf_token": csrf, "reason": "x", "title": "New"})
         assert response.status_code == 403, action
 
-    wrong = anonymous.post("/login", data={"csrf_token": csrf, "secret": SECRET + "x"})
-    assert wrong.status_code == 401 and "wrong secret" in wrong.text
-    no_token = anonymous.post("/login", data={"secret": SECRET})
+    for name, password in ((EDITOR, PASSWORD + "x"), ("nobody", PASSWORD), ("", "")):
+        wrong = anonymous.post("/login", data={"csrf_token": csrf, "name": name,
+                                               "password": password})
+        assert wrong.status_code == 401 and "wrong name or password" in wrong.text
+    no_token = anonymous.post("/login", data={"name": EDITOR, "password": PASSWORD})
     assert no_token.status_code == 403
     assert anonymous.get("/").status_code == 303  # still signed out
     assert draft_state(database_url) == before
@@ -194,6 +229,7 @@ def test_every_form_needs_the_sessions_csrf_token(site: str, engine: Engine,
     review_delete = runway_draft(engine, store)
     client, other = sign_in(site), sign_in(site)
     assert client.cookies["fashion_review"] != other.cookies["fashion_review"]
+    assert client.cookies["fashion_review_session"] != other.cookies["fashion_review_session"]
     cookie = httpx.get(f"{site}/login").headers["set-cookie"]
     other_token = token(other.get(f"/drafts/runway:{draft}").text)
     before = draft_state(database_url)
@@ -272,7 +308,7 @@ def _raw_get(base_url: str, path: str, cookie: str) -> http.client.HTTPResponse:
     """GET ``path`` exactly as written: httpx would normalize '..' away before sending it."""
     address = urlsplit(base_url)
     connection = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
-    connection.request("GET", path, headers={"Cookie": f"fashion_review={cookie}"})
+    connection.request("GET", path, headers={"Cookie": cookie})
     response = connection.getresponse()
     response.body = response.read()  # type: ignore[attr-defined]
     connection.close()
@@ -294,7 +330,7 @@ def test_the_photo_route_serves_stored_bytes_by_key_only(site: str, engine: Engi
         assert response.headers["cache-control"] == "private, max-age=86400"
         assert response.headers["x-content-type-options"] == "nosniff"
 
-    cookie = client.cookies["fashion_review"]
+    cookie = cookie_header(client)
     absent = object_key(b"never stored")
     for path in ("/photos/..%2F..%2Fetc%2Fpasswd", "/photos/../../etc/passwd",
                  "/photos/%2e%2e/%2e%2e/etc/passwd", f"/photos/{keys[0]}0",
@@ -360,15 +396,15 @@ def test_the_queue_filters_and_pages(site: str, engine: Engine, store: ObjectSto
     assert f'href="/drafts/runway:{first}"' in queue
 
 
-def test_without_a_secret_the_page_is_local_and_still_checks_csrf(
+def test_without_editor_accounts_the_page_is_local_and_still_checks_csrf(
         engine: Engine, store: ObjectStore, database_url: str) -> None:
     draft = runway_draft(engine, store)
-    app = create_app(engine, store, secret=None)
+    app = review_app(engine, store, editors=())
     with serve(app) as url:
         client = httpx.Client(base_url=url, timeout=30)
         queue = client.get("/")
         assert queue.status_code == 200
-        assert "no FASHION_REVIEW_SECRET set: open to anyone on this machine" in queue.text
+        assert "no editor accounts yet" in queue.text
         assert client.get("/login").headers["location"] == "/"
         before = draft_state(database_url)
         assert client.post(f"/drafts/runway:{draft}/approve").status_code == 403
@@ -393,16 +429,15 @@ async def _status_from(app: Any, client: tuple[str, int]) -> int:
         return (await http.get("/")).status_code
 
 
-def test_serve_refuses_a_public_host_without_a_secret(tmp_path: Path) -> None:
+def test_serve_refuses_a_public_host_without_editor_accounts(tmp_path: Path) -> None:
     runner = CliRunner()
-    env = {"FASHION_REVIEW_SECRET": "", "FASHION_HOME": str(tmp_path)}
+    env = {"FASHION_HOME": str(tmp_path)}
     for host in ("0.0.0.0", "192.0.2.10", "::"):
         # Port 0: were the refusal ever to fail, the server must not take the default 8810.
         result = runner.invoke(main, ["review", "serve", "--host", host, "--port", "0"],
                                env=env)
         assert result.exit_code != 0, result.output
-        assert f"refusing to serve on {host}: no FASHION_REVIEW_SECRET is set" in result.output
-    assert not (tmp_path / "catalog.db").exists()  # refused before opening anything
+        assert f"refusing to serve on {host}: there is no editor account yet" in result.output
 
 
 def test_every_format_the_crawl_stores_is_served_as_its_own_type(engine: Engine) -> None:
@@ -418,3 +453,70 @@ def test_every_format_the_crawl_stores_is_served_as_its_own_type(engine: Engine)
         assert content_type(engine, object_key(data), data) == kind
     html = b"<!doctype html><script>alert(1)</script>"
     assert content_type(engine, object_key(html), html) == "application/octet-stream"
+
+
+def test_two_editors_sign_in_at_once_and_the_trail_names_each(
+        engine: Engine, store: ObjectStore, database_url: str) -> None:
+    first, second = runway_draft(engine, store), runway_draft(engine, store)
+    with serve(review_app(engine, store, editors=("ana", "ben"))) as url:
+        ana, ben = sign_in(url, "ana"), sign_in(url, "ben")
+        for client, draft in ((ana, first), (ben, second)):
+            page = client.get(f"/drafts/runway:{draft}")
+            assert f'<span id="signed-in-editor">{(client is ana and "ana") or "ben"}</span>' \
+                in page.text
+            response = client.post(f"/drafts/runway:{draft}/approve",
+                                   data={"csrf_token": token(page.text)})
+            assert response.status_code == 303
+
+    assert trail(database_url) == [(first, "approve", "ana", ""), (second, "approve", "ben", "")]
+
+
+def test_disabling_an_editor_ends_their_session_on_the_next_request(
+        engine: Engine, store: ObjectStore, database_url: str) -> None:
+    draft = runway_draft(engine, store)
+    with serve(review_app(engine, store, editors=("ana", "ben"))) as url:
+        ana, ben = sign_in(url, "ana"), sign_in(url, "ben")
+        page = ana.get(f"/drafts/runway:{draft}").text
+
+        set_disabled(engine, "ana", True)
+
+        assert (ana.get("/").status_code, ana.get("/").headers["location"]) == (303, "/login")
+        refused = ana.post(f"/drafts/runway:{draft}/approve", data={"csrf_token": token(page)})
+        assert refused.status_code == 403
+        assert ben.get("/").status_code == 200
+        again = httpx.Client(base_url=url, timeout=30)
+        login = again.get("/login")
+        assert again.post("/login", data={"csrf_token": token(login.text), "name": "ana",
+                                          "password": PASSWORD}).status_code == 401
+    assert trail(database_url) == []
+
+
+def test_sign_out_ends_the_session_even_for_a_copy_of_its_cookie(
+        engine: Engine, store: ObjectStore) -> None:
+    with serve(review_app(engine, store)) as url:
+        client = sign_in(url)
+        copied = httpx.Client(base_url=url, timeout=30, cookies=dict(client.cookies.items()))
+        assert copied.get("/").status_code == 200
+        response = client.post("/logout", data={"csrf_token": token(client.get("/").text)})
+        assert (response.status_code, response.headers["location"]) == (303, "/login")
+        assert copied.get("/").status_code == 303
+
+
+def test_no_cookie_holds_anything_derived_from_the_password(
+        engine: Engine, store: ObjectStore) -> None:
+    """The sign-in cookie is a random token (the catalog keeps its hash); the form cookie is
+    signed with a random key of the process. Neither can be checked against a guess."""
+    first, second = (review_app(engine, store), create_app(engine, store, password_cost=CHEAP))
+    with serve(first) as one, serve(second) as two:
+        a, b = sign_in(one), sign_in(two)
+        a_session, b_session = a.cookies["fashion_review_session"], b.cookies[
+            "fashion_review_session"]
+        assert a_session != b_session and len(a_session) >= 40
+        assert PASSWORD not in cookie_header(a)
+        # The same editor's form cookies from two servers are signed with unrelated keys:
+        # one server's cookie is no valid form cookie for the other.
+        forged = httpx.Client(base_url=two, timeout=30,
+                              cookies={"fashion_review": a.cookies["fashion_review"],
+                                       "fashion_review_session": b_session})
+        page = forged.get("/").text
+        assert token(page) != token(a.get("/").text)

@@ -17,10 +17,9 @@ from sqlalchemy import Engine
 
 from fashion_assets.catalog.runway import add_brand
 from fashion_assets.resources import catalog_engine
-from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, open_store
 from tests.catalog_db import query
-from tests.integration.test_review_app import SECRET, runway_draft, serve
+from tests.integration.test_review_app import browser_sign_in, review_app, runway_draft, serve
 
 pytestmark = pytest.mark.slow
 
@@ -108,11 +107,10 @@ def test_an_editor_signs_in_sees_the_photos_and_approves(driver: object, engine:
     wait = WebDriverWait(browser, WAIT_S,  # type: ignore[arg-type]
                          ignored_exceptions=(NoSuchElementException,
                                              StaleElementReferenceException))
-    with serve(create_app(engine, store, secret=SECRET, editor_name=EDITOR)) as url:
+    with serve(review_app(engine, store, editors=(EDITOR,))) as url:
         browser.get(f"{url}/")  # type: ignore[attr-defined]
         wait.until(lambda b: b.current_url.endswith("/login"))
-        browser.find_element(By.ID, "secret").send_keys(SECRET)  # type: ignore[attr-defined]
-        browser.find_element(By.ID, "sign-in").click()  # type: ignore[attr-defined]
+        browser_sign_in(browser, EDITOR)
         wait.until(lambda b: b.find_elements(By.CSS_SELECTOR, "tr.draft"))
         wait.until(_all_images_loaded)  # the queue's thumbnails
 

@@ -19,10 +19,9 @@ from fashion_assets.catalog import progress
 from fashion_assets.cli import main
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.resources import catalog_engine
-from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, open_store
 from tests.conftest import pipeline_env
-from tests.integration.test_review_app import SECRET, serve, sign_in
+from tests.integration.test_review_app import browser_sign_in, review_app, serve, sign_in
 from tests.integration.test_review_browser import (  # noqa: F401 - the driver fixture
     WAIT_S,
     driver,
@@ -85,7 +84,7 @@ def test_a_crawl_is_seen_running_in_each_of_its_steps(
     server.hold_requests(after=0, kinds=("page",))  # the designer page
     crawl = CrawlProcess(env, [brand.slug], 1, tmp_path / "logs")
     try:
-        with serve(create_app(engine, store, secret=SECRET)) as url:
+        with serve(review_app(engine, store)) as url:
             page = sign_in(url)
 
             def seen(step: str, kind: str, done: int, total: int, unit: str) -> dict[str, Any]:
@@ -139,7 +138,6 @@ def test_the_crawler_page_follows_a_real_crawl_in_a_browser(
     the running row with its step, progress and heartbeat age, a queued run, and the first
     show's outcome; then nothing running."""
     from dagster import DagsterInstance, DagsterRun, DagsterRunStatus
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     server = held_replica
@@ -163,14 +161,13 @@ def test_the_crawler_page_follows_a_real_crawl_in_a_browser(
                                  status=DagsterRunStatus.NOT_STARTED,
                                  tags={"dagster/partition": "dior"})
             instance.add_run(waiting)
-            app = create_app(engine, store, secret=SECRET, instance=instance,
+            app = review_app(engine, store, instance=instance,
                              crawler_refresh_s=0.5)
             with serve(app) as url:
                 browser = driver
                 wait = WebDriverWait(browser, WAIT_S)  # type: ignore[arg-type]
                 browser.get(f"{url}/login")  # type: ignore[attr-defined]
-                browser.find_element(By.ID, "secret").send_keys(SECRET)  # type: ignore[attr-defined]
-                browser.find_element(By.ID, "sign-in").click()  # type: ignore[attr-defined]
+                browser_sign_in(browser)
                 wait.until(lambda b: b.current_url.endswith("/"))
                 browser.get(f"{url}/crawler")  # type: ignore[attr-defined]
 
