@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import os
 import secrets
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,6 +21,9 @@ from fashion_assets.storage.base import (
     is_object_path,
     object_path,
 )
+
+# Opening flags that refuse a symbolic link as the last component (ELOOP).
+_NO_LINK = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 TEMP_PREFIX = ".tmp-"
 """Names of half-written files. Only a crash between write and link can leave one behind, and
@@ -91,11 +96,35 @@ class FileStore:
         return (self.root / object_path(key)).is_file()
 
     def get(self, key: str) -> bytes:
-        """The bytes stored under ``key``; ``KeyError`` if absent."""
+        """The bytes stored under ``key``; ``KeyError`` if absent, or if what is there is not
+        a regular file of the store's own.
+
+        The store writes regular files in real folders only, so anything else under a key's
+        name (a symbolic link to /etc/passwd or the catalog, a FIFO, a folder linked
+        elsewhere) was planted: it is refused, never followed or read. Opened without
+        following links, the folder first and the file inside it, then checked on the open
+        descriptor, so nothing can be swapped in between the check and the read.
+        """
+        folder, name = object_path(key).split("/")
         try:
-            return (self.root / object_path(key)).read_bytes()
-        except FileNotFoundError:
+            folder_fd = os.open(self.root / folder, _NO_LINK | os.O_DIRECTORY)
+            try:
+                fd = os.open(name, _NO_LINK | os.O_NONBLOCK, dir_fd=folder_fd)
+            finally:
+                os.close(folder_fd)
+        except (FileNotFoundError, NotADirectoryError):
             raise KeyError(key) from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # a symbolic link where the object should be
+                raise KeyError(key) from None
+            raise
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise KeyError(key)
+            with os.fdopen(fd, "rb", closefd=False) as file:
+                return file.read()
+        finally:
+            os.close(fd)
 
     def stats(self) -> StoreStats:
         """Count objects and bytes, skipping temp files and anything not laid out as an object."""

@@ -456,3 +456,32 @@ def test_file_store_removes_only_stale_temp_files(tmp_path: Path) -> None:
     assert sorted(path.name for path in shard.iterdir()) == sorted([key, fresh.name])
     assert store.remove_stale_temp_files(now - timedelta(hours=24)) == 0
     assert FileStore(tmp_path / "never-written").remove_stale_temp_files(now) == 0
+
+
+def test_a_file_store_never_reads_what_was_planted_under_a_key(tmp_path: Path) -> None:
+    """The store writes regular files in real folders: a symbolic link under a key's name
+    (to a secret outside the store), a FIFO, or a key's folder linked elsewhere is not its
+    object and is never followed or read (issue 17: /photos served /etc/passwd)."""
+    store = FileStore(tmp_path / "objects")
+    secret = tmp_path / "catalog.db"
+    secret.write_bytes(b"not a photo")
+    good = object_key(b"a photo")
+    store.put(good, b"a photo", "image/jpeg")
+    linked, fifo, elsewhere = (object_key(b"linked"), object_key(b"fifo"),
+                               object_key(b"elsewhere"))
+    for key in (linked, fifo):
+        (tmp_path / "objects" / key[:2]).mkdir(exist_ok=True)
+    (tmp_path / "objects" / linked[:2] / linked).symlink_to(secret)
+    os.mkfifo(tmp_path / "objects" / fifo[:2] / fifo)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / elsewhere).write_bytes(b"not a photo either")
+    if not (tmp_path / "objects" / elsewhere[:2]).exists():
+        (tmp_path / "objects" / elsewhere[:2]).symlink_to(outside)
+
+        with pytest.raises(KeyError):
+            store.get(elsewhere)
+    for key in (linked, fifo):
+        with pytest.raises(KeyError):
+            store.get(key)
+    assert store.get(good) == b"a photo"
