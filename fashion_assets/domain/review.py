@@ -53,6 +53,10 @@ class DraftRef:
         return str(self.id) if self.kind == "runway" else f"{self.kind}:{self.id}"
 
 
+# The largest id a draft can have: PostgreSQL's BIGSERIAL, SQLite's INTEGER.
+MAX_DRAFT_ID = 2 ** 63 - 1
+
+
 def parse_draft_ref(text: str) -> DraftRef:
     """Read ``runway:12``, ``street:7`` or ``12`` (a bare number is a runway draft)."""
     match = _REF.fullmatch(text.strip().lower())
@@ -64,6 +68,8 @@ def parse_draft_ref(text: str) -> DraftRef:
     draft_id = int(match["id"])
     if draft_id <= 0:
         raise DraftRefError(f"{text!r}: draft ids start at 1")
+    if draft_id > MAX_DRAFT_ID:  # no draft has it, and the database could not even compare it
+        raise DraftRefError(f"{text!r}: no draft id is that large")
     return DraftRef(kind, draft_id)
 
 

@@ -68,6 +68,7 @@ from fashion_assets.status import crawler_status
 from fashion_assets.storage import ObjectStore, StoreError, is_object_key
 
 PAGE_SIZE = 50
+MAX_OFFSET = 10 ** 9  # far beyond any archive; larger offsets overflow the database's integers
 SIGN_IN_COOKIE = "fashion_review_session"  # the random token of an editor's session
 FORM_COOKIE = "fashion_review"  # signed: the CSRF token and the flash messages
 _UNKNOWN = object()
@@ -210,10 +211,10 @@ class _Pages:
         filters = {name: query.get(name, "").strip() for name in _QUEUE_FILTERS}
         status = query.get("status", "pending").strip()
         deleted = query.get("deleted", "") == "1"
-        try:
-            offset = max(0, int(query.get("offset", "0")))
-        except ValueError:
-            offset = 0
+        offset = _offset(query.get("offset", "0"))
+        if offset is None:
+            return PlainTextResponse(f"offset must be a whole number from 0 to {MAX_OFFSET}",
+                                     400)
         drafts = await run_in_threadpool(
             list_drafts, self.engine, kind=filters["kind"] or None,
             status=status if status in STATUSES else None, brand=filters["brand"] or None,
@@ -354,6 +355,14 @@ class _Pages:
         response = RedirectResponse("/" if await self._open() else "/login", 303)
         response.delete_cookie(SIGN_IN_COOKIE, httponly=True, samesite="lax")
         return response
+
+
+def _offset(text: str) -> int | None:
+    """The queue's ``offset`` parameter, or None when it is no number in range."""
+    text = text.strip() or "0"
+    if not text.isdigit() or len(text) > len(str(MAX_OFFSET)) or int(text) > MAX_OFFSET:
+        return None
+    return int(text)
 
 
 def _ref(text: str) -> DraftRef | None:

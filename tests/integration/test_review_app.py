@@ -392,7 +392,15 @@ def test_the_queue_filters_and_pages(site: str, engine: Engine, store: ObjectSto
     assert "First pending" not in client.get("/?kind=street").text
     assert "First pending" not in client.get("/?brand=someone-else").text
     assert "First pending" in client.get("/?brand=chloe&status=any").text
-    assert client.get("/?offset=bogus&status=bogus").status_code == 200
+    assert client.get("/?status=bogus").status_code == 200
+    # A bad parameter is the client's error (400) or an unknown draft (404), never a 500.
+    for offset in ("bogus", "-1", "1.5", "99999999999999999999999", str(10 ** 9 + 1)):
+        assert client.get(f"/?offset={offset}").status_code == 400, offset
+    assert client.get(f"/?offset={10 ** 9}").status_code == 200
+    for ref in ("99999999999999999999999", f"runway:{2 ** 63}", "street:0", "x:1"):
+        assert client.get(f"/drafts/{ref}").status_code == 404, ref
+    form = {"csrf_token": token(queue)}
+    assert client.post(f"/drafts/runway:{2 ** 63}/approve", data=form).status_code == 404
     assert f'href="/drafts/runway:{first}"' in queue
 
 
