@@ -43,6 +43,13 @@ from fashion_assets.catalog.editors import (
 )
 from fashion_assets.catalog.progress import recent_outcomes
 from fashion_assets.catalog.review import ReviewError, get_draft, list_drafts, review
+from fashion_assets.catalog.sign_ins import (
+    account_subject,
+    address_subject,
+    clear_failures,
+    locked_seconds,
+    record_failure,
+)
 from fashion_assets.domain.passwords import DEFAULT_COST, ScryptCost
 from fashion_assets.domain.progress import STUCK_THRESHOLD_S
 from fashion_assets.domain.review import (
@@ -55,6 +62,7 @@ from fashion_assets.domain.review import (
     parse_draft_ref,
 )
 from fashion_assets.domain.sessions import DEFAULT_SESSION_RULES, SessionRules
+from fashion_assets.domain.sign_in_limits import DEFAULT_SIGN_IN_LIMITS, SignInLimits
 from fashion_assets.review_app.media import content_type, first_photos
 from fashion_assets.review_app.security import (
     CSRF_FIELD,
@@ -96,7 +104,8 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
                instance: Any = None, crawler_refresh_s: float = 3.0,
                stuck_threshold_s: float = STUCK_THRESHOLD_S,
                sessions: SessionRules = DEFAULT_SESSION_RULES,
-               password_cost: ScryptCost = DEFAULT_COST) -> Starlette:
+               password_cost: ScryptCost = DEFAULT_COST,
+               sign_in_limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS) -> Starlette:
     """The review page on ``engine`` and ``store``.
 
     ``editor_name`` is who actions are recorded as while the catalog has no editor account
@@ -104,11 +113,13 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
     elsewhere). ``instance`` (a DagsterInstance, optional) gives the /crawler page its run
     queue; the page refreshes itself every ``crawler_refresh_s`` seconds and marks a crawl
     stale past ``stuck_threshold_s`` without a heartbeat. ``sessions`` says when a sign-in
-    ends; ``password_cost`` is the scrypt cost a sign-in keeps a password's hash at.
+    ends; ``password_cost`` is the scrypt cost a sign-in keeps a password's hash at;
+    ``sign_in_limits`` how many failed sign-ins lock an account or an address out.
     """
     pages = _Pages(engine, store, editor_name, instance=instance,
                    crawler_refresh_s=crawler_refresh_s, stuck_threshold_s=stuck_threshold_s,
-                   sessions=sessions, password_cost=password_cost)
+                   sessions=sessions, password_cost=password_cost,
+                   sign_in_limits=sign_in_limits)
     routes = [
         Route("/", pages.queue),
         Route("/login", pages.login, methods=["GET", "POST"]),
@@ -131,11 +142,13 @@ class _Pages:
                  instance: Any = None, crawler_refresh_s: float = 3.0,
                  stuck_threshold_s: float = STUCK_THRESHOLD_S,
                  sessions: SessionRules = DEFAULT_SESSION_RULES,
-                 password_cost: ScryptCost = DEFAULT_COST) -> None:
+                 password_cost: ScryptCost = DEFAULT_COST,
+                 sign_in_limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS) -> None:
         self.engine, self.store, self.open_editor = engine, store, editor_name
         self.instance, self.crawler_refresh_s = instance, crawler_refresh_s
         self.stuck_threshold_s = stuck_threshold_s
         self.sessions, self.password_cost = sessions, password_cost
+        self.limits = sign_in_limits
         self._accounts = False  # once the catalog has an editor, it always has one
         self.templates = Environment(loader=PackageLoader("fashion_assets.review_app"),
                                      autoescape=True)
@@ -332,10 +345,24 @@ class _Pages:
         form = await read_form(request)
         if form is None or not csrf_ok(request.session, form):
             return PlainTextResponse("missing or wrong CSRF token: reload the page", 403)
-        editor = await run_in_threadpool(authenticate, self.engine, form.get("name", ""),
+        name = form.get("name", "")
+        subjects = (account_subject(name),
+                    address_subject(request.client.host if request.client else ""))
+        wait = await run_in_threadpool(locked_seconds, self.engine, subjects)
+        if wait > 0:  # refused before any password is checked: a locked guesser costs no hash
+            minutes = max(1, round(wait / 60))
+            response = self._render(
+                request, "login.html", 429, error="too many failed sign-ins: try again in "
+                f"{minutes} minute{'s' if minutes > 1 else ''}, or ask an admin to unlock"
+                " the account")
+            response.headers["Retry-After"] = str(int(wait) + 1)
+            return response
+        editor = await run_in_threadpool(authenticate, self.engine, name,
                                          form.get("password", ""), cost=self.password_cost)
         if editor is None:
+            await run_in_threadpool(self._failed, *subjects)
             return self._render(request, "login.html", 401, error="wrong name or password")
+        await run_in_threadpool(clear_failures, self.engine, subjects[0])
         token = await run_in_threadpool(start_session, self.engine, editor)
         request.session.clear()  # a fresh CSRF token for the signed-in editor
         csrf_token(request.session)
@@ -343,6 +370,10 @@ class _Pages:
         response.set_cookie(SIGN_IN_COOKIE, token, max_age=int(self.sessions.absolute_s),
                             httponly=True, samesite="lax")
         return response
+
+    def _failed(self, account: str, address: str) -> None:
+        record_failure(self.engine, account, self.limits.per_account, self.limits)
+        record_failure(self.engine, address, self.limits.per_address, self.limits)
 
     async def logout(self, request: Request) -> Response:
         form = await read_form(request)

@@ -30,6 +30,7 @@ from fashion_assets.catalog.editors import add_editor, set_disabled
 from fashion_assets.catalog.runway import add_brand
 from fashion_assets.cli import main
 from fashion_assets.domain.passwords import ScryptCost
+from fashion_assets.domain.sign_in_limits import SignInLimits
 from fashion_assets.resources import catalog_engine
 from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, object_key, open_store
@@ -528,3 +529,45 @@ def test_no_cookie_holds_anything_derived_from_the_password(
                                        "fashion_review_session": b_session})
         page = forged.get("/").text
         assert token(page) != token(a.get("/").text)
+
+
+def attempt(client: httpx.Client, name: str, password: str) -> httpx.Response:
+    login = client.get("/login")
+    return client.post("/login", data={"csrf_token": token(login.text), "name": name,
+                                       "password": password})
+
+
+def test_repeated_wrong_passwords_lock_the_account_until_an_admin_unlocks_it(
+        engine: Engine, store: ObjectStore, database_url: str, tmp_path: Path) -> None:
+    """The issue's replay: wrong passwords in a burst. After the limit every attempt, the
+    right password included, is refused with 429 and Retry-After; another editor is not
+    affected; ``editors unlock`` lifts it."""
+    limits = SignInLimits(per_account=5, per_address=50, window_s=900, lockout_s=900)
+    with serve(review_app(engine, store, editors=("ana", "ben"), sign_in_limits=limits)) as url:
+        guesser = httpx.Client(base_url=url, timeout=30)
+        statuses = [attempt(guesser, "ana", f"guess number {n}").status_code
+                    for n in range(12)]
+        assert statuses == [401] * 5 + [429] * 7
+        locked = attempt(guesser, "ana", PASSWORD)
+        assert locked.status_code == 429 and "too many failed sign-ins" in locked.text
+        assert 14 * 60 <= int(locked.headers["retry-after"]) <= 15 * 60 + 1
+        assert attempt(httpx.Client(base_url=url, timeout=30), "ben", PASSWORD
+                       ).status_code == 303
+
+        result = CliRunner().invoke(main, ["editors", "unlock", "ana"],
+                                    env={"FASHION_DATABASE_URL": database_url,
+                                         "FASHION_HOME": str(tmp_path)})
+        assert (result.exit_code, result.output) == (0, "ana may sign in again\n")
+        assert attempt(guesser, "ana", PASSWORD).status_code == 303
+
+
+def test_one_address_guessing_many_accounts_is_locked_out(
+        engine: Engine, store: ObjectStore) -> None:
+    limits = SignInLimits(per_account=5, per_address=6, window_s=900, lockout_s=900)
+    with serve(review_app(engine, store, editors=("ana", "ben", "cy"),
+                          sign_in_limits=limits)) as url:
+        guesser = httpx.Client(base_url=url, timeout=30)
+        statuses = [attempt(guesser, name, "a wrong password").status_code
+                    for name in ("ana", "ben", "cy", "ana", "ben", "cy", "nobody")]
+        assert statuses == [401] * 6 + [429]
+        assert attempt(guesser, "ana", PASSWORD).status_code == 429

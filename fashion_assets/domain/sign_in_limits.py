@@ -1,0 +1,57 @@
+"""How many failed sign-ins the review page allows before it stops asking: the rule.
+
+Two counters, each over a window of ``window_s``: one per account (a guesser trying one
+editor's passwords from many addresses) and one per client address (one guesser trying many
+editors). When either reaches its limit, that account or address is locked out for
+``lockout_s``: every sign-in for it is refused before any password is checked (so a locked
+guesser costs the server no hash). A success clears the account's counter; an admin can
+lift an account's lockout early (``fashion-assets editors unlock``).
+
+With the defaults an online guesser gets at most 5 tries per account per 15 minutes, about
+480 a day, whatever the number of addresses it uses against one editor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+
+@dataclass(frozen=True)
+class SignInLimits:
+    per_account: int = 5
+    per_address: int = 20
+    window_s: float = 15 * 60.0
+    lockout_s: float = 15 * 60.0
+
+
+DEFAULT_SIGN_IN_LIMITS = SignInLimits()
+
+
+@dataclass(frozen=True)
+class Failures:
+    """The failed sign-ins of one account or one address in the current window."""
+
+    count: int = 0
+    first_at: datetime | None = None
+    locked_until: datetime | None = None
+
+
+def locked_for(failures: Failures, now: datetime) -> float:
+    """Seconds until ``failures``' subject may sign in again; 0 when it may now."""
+    if failures.locked_until is None or now >= failures.locked_until:
+        return 0.0
+    return (failures.locked_until - now).total_seconds()
+
+
+def after_failure(failures: Failures, now: datetime, limit: int,
+                  rules: SignInLimits) -> Failures:
+    """The counter once one more sign-in failed at ``now``: a window that ran out starts
+    again at this failure; reaching ``limit`` locks the subject out from ``now``."""
+    window = timedelta(seconds=rules.window_s)
+    if failures.first_at is None or now - failures.first_at >= window:
+        failures = Failures(0, now, None)
+    failures = replace(failures, count=failures.count + 1)
+    if failures.count >= limit:
+        failures = replace(failures, locked_until=now + timedelta(seconds=rules.lockout_s))
+    return failures
