@@ -66,6 +66,7 @@ from fashion_assets.domain.sign_in_limits import DEFAULT_SIGN_IN_LIMITS, SignInL
 from fashion_assets.review_app.media import content_type, first_photos
 from fashion_assets.review_app.security import (
     CSRF_FIELD,
+    EveryAnswerHeaders,
     csrf_ok,
     csrf_token,
     form_cookie_key,
@@ -134,7 +135,11 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
     middleware = [Middleware(SessionMiddleware, secret_key=form_cookie_key(),
                              session_cookie=FORM_COOKIE, max_age=int(sessions.absolute_s),
                              same_site="lax")]
-    return Starlette(routes=routes, middleware=middleware)
+    app = Starlette(routes=routes, middleware=[Middleware(EveryAnswerHeaders), *middleware])
+    # No redirect to the same path with or without a trailing slash: Starlette builds its
+    # Location from the request's Host header, which the client chooses.
+    app.router.redirect_slashes = False
+    return app
 
 
 class _Pages:

@@ -571,3 +571,21 @@ def test_one_address_guessing_many_accounts_is_locked_out(
                     for name in ("ana", "ben", "cy", "ana", "ben", "cy", "nobody")]
         assert statuses == [401] * 6 + [429]
         assert attempt(guesser, "ana", PASSWORD).status_code == 429
+
+
+def test_every_answer_carries_the_safety_headers_and_no_redirect_names_a_host(
+        site: str) -> None:
+    """Static files, errors and redirects too; a path with a trailing slash is not
+    redirected to an address built from the Host header the client sent."""
+    client = sign_in(site)
+    answers = [client.get(path) for path in ("/static/style.css", "/", "/no-such-page",
+                                             "/photos/nope", "/crawler.json")]
+    answers.append(httpx.get(f"{site}/"))  # a redirect to /login
+    for answer in answers:
+        assert answer.headers["x-content-type-options"] == "nosniff", answer.url
+        assert answer.headers["x-frame-options"] == "DENY", answer.url
+        assert answer.headers["referrer-policy"] == "same-origin", answer.url
+    for path in ("/login/", "/crawler/", "/drafts/runway:1/"):
+        answer = client.get(path, headers={"Host": "evil.example"})
+        assert "evil.example" not in answer.headers.get("location", ""), path
+        assert answer.status_code in (400, 404), path
