@@ -144,6 +144,11 @@ SETTINGS: tuple[Setting, ...] = (
             "about every two days."),
     Setting("FASHION_REVIEW_URL", "http://127.0.0.1:8810", "Where editors reach the review "
             "page; promotion metadata shows thumbnails and links through it."),
+    Setting("FASHION_REVIEW_SECURE_COOKIES", "false", "Mark the review page's cookies "
+            "`Secure` (sent over HTTPS only): set it when the page is reached over HTTPS, "
+            "through a TLS-terminating proxy. A request that arrives over HTTPS (or through "
+            "a proxy on 127.0.0.1 saying `X-Forwarded-Proto: https`) gets a `Secure` "
+            "sign-in cookie anyway."),
 )
 
 _DEFAULTS = {s.env: s.default for s in SETTINGS}

@@ -196,7 +196,8 @@ def review_serve(host: str, port: int) -> None:
     store = open_store(settings.store_url(), home=settings.home_dir())
     with queue_instance() as (instance, note):  # the /crawler page's run queue
         app = create_app(engine, store, editor_name=os.environ.get("FASHION_EDITOR") or "web",
-                         instance=instance)
+                         instance=instance, secure_cookies=settings.parse_bool(
+                             settings.setting(os.environ, "FASHION_REVIEW_SECURE_COOKIES")))
         click.echo(f"review page on http://{host}:{port}/"
                    + ("" if accounts else " (no editor accounts yet: open to this machine)"))
         if note:

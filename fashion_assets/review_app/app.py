@@ -106,7 +106,8 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
                stuck_threshold_s: float = STUCK_THRESHOLD_S,
                sessions: SessionRules = DEFAULT_SESSION_RULES,
                password_cost: ScryptCost = DEFAULT_COST,
-               sign_in_limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS) -> Starlette:
+               sign_in_limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS,
+               secure_cookies: bool = False) -> Starlette:
     """The review page on ``engine`` and ``store``.
 
     ``editor_name`` is who actions are recorded as while the catalog has no editor account
@@ -115,12 +116,14 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
     queue; the page refreshes itself every ``crawler_refresh_s`` seconds and marks a crawl
     stale past ``stuck_threshold_s`` without a heartbeat. ``sessions`` says when a sign-in
     ends; ``password_cost`` is the scrypt cost a sign-in keeps a password's hash at;
-    ``sign_in_limits`` how many failed sign-ins lock an account or an address out.
+    ``sign_in_limits`` how many failed sign-ins lock an account or an address out;
+    ``secure_cookies`` marks both cookies ``Secure`` (the sign-in cookie is, whatever it
+    says, when the request came over HTTPS).
     """
     pages = _Pages(engine, store, editor_name, instance=instance,
                    crawler_refresh_s=crawler_refresh_s, stuck_threshold_s=stuck_threshold_s,
                    sessions=sessions, password_cost=password_cost,
-                   sign_in_limits=sign_in_limits)
+                   sign_in_limits=sign_in_limits, secure_cookies=secure_cookies)
     routes = [
         Route("/", pages.queue),
         Route("/login", pages.login, methods=["GET", "POST"]),
@@ -134,7 +137,7 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
     ]
     middleware = [Middleware(SessionMiddleware, secret_key=form_cookie_key(),
                              session_cookie=FORM_COOKIE, max_age=int(sessions.absolute_s),
-                             same_site="lax")]
+                             same_site="lax", https_only=secure_cookies)]
     app = Starlette(routes=routes, middleware=[Middleware(EveryAnswerHeaders), *middleware])
     # No redirect to the same path with or without a trailing slash: Starlette builds its
     # Location from the request's Host header, which the client chooses.
@@ -148,12 +151,13 @@ class _Pages:
                  stuck_threshold_s: float = STUCK_THRESHOLD_S,
                  sessions: SessionRules = DEFAULT_SESSION_RULES,
                  password_cost: ScryptCost = DEFAULT_COST,
-                 sign_in_limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS) -> None:
+                 sign_in_limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS,
+                 secure_cookies: bool = False) -> None:
         self.engine, self.store, self.open_editor = engine, store, editor_name
         self.instance, self.crawler_refresh_s = instance, crawler_refresh_s
         self.stuck_threshold_s = stuck_threshold_s
         self.sessions, self.password_cost = sessions, password_cost
-        self.limits = sign_in_limits
+        self.limits, self.secure_cookies = sign_in_limits, secure_cookies
         self._accounts = False  # once the catalog has an editor, it always has one
         self.templates = Environment(loader=PackageLoader("fashion_assets.review_app"),
                                      autoescape=True)
@@ -373,7 +377,8 @@ class _Pages:
         csrf_token(request.session)
         response = RedirectResponse("/", 303)
         response.set_cookie(SIGN_IN_COOKIE, token, max_age=int(self.sessions.absolute_s),
-                            httponly=True, samesite="lax")
+                            httponly=True, samesite="lax",
+                            secure=self.secure_cookies or request.url.scheme == "https")
         return response
 
     def _failed(self, account: str, address: str) -> None:

@@ -589,3 +589,23 @@ def test_every_answer_carries_the_safety_headers_and_no_redirect_names_a_host(
         answer = client.get(path, headers={"Host": "evil.example"})
         assert "evil.example" not in answer.headers.get("location", ""), path
         assert answer.status_code in (400, 404), path
+
+
+def test_with_secure_cookies_both_cookies_are_sent_over_https_only(
+        engine: Engine, store: ObjectStore) -> None:
+    """FASHION_REVIEW_SECURE_COOKIES, for a page reached over HTTPS through a proxy. (The
+    test client speaks HTTP to the server itself, so it reads the Set-Cookie headers.)"""
+    with serve(review_app(engine, store, secure_cookies=True)) as secure, \
+            serve(create_app(engine, store, password_cost=CHEAP)) as plain:
+        for url, flagged in ((secure, True), (plain, False)):
+            login = httpx.get(f"{url}/login")
+            [form_cookie] = login.headers.get_list("set-cookie")
+            # Sent back by hand: a client on plain HTTP rightly keeps no Secure cookie.
+            response = httpx.post(f"{url}/login", headers={
+                "Cookie": form_cookie.split(";")[0]}, data={
+                "csrf_token": token(login.text), "name": EDITOR, "password": PASSWORD})
+            assert response.status_code == 303, response.text
+            cookies = [form_cookie, *response.headers.get_list("set-cookie")]
+            assert {c.split("=")[0] for c in cookies} == {"fashion_review",
+                                                           "fashion_review_session"}
+            assert all(("; secure" in c.lower()) is flagged for c in cookies), cookies
