@@ -144,6 +144,11 @@ SETTINGS: tuple[Setting, ...] = (
             "about every two days."),
     Setting("FASHION_REVIEW_URL", "http://127.0.0.1:8810", "Where editors reach the review "
             "page; promotion metadata shows thumbnails and links through it."),
+    Setting("FASHION_REVIEW_HOSTS", "", "Comma-separated host names the review page answers "
+            "to (the `Host` header; a port is ignored); any other gets 400, so a web page "
+            "whose name was rebound to this machine cannot read it. Empty: the address "
+            "`review serve` listens on, `localhost`, `127.0.0.1` and `::1` (listening on a "
+            "wildcard address, set it to the names editors reach the page by)."),
     Setting("FASHION_REVIEW_SECURE_COOKIES", "false", "Mark the review page's cookies "
             "`Secure` (sent over HTTPS only): set it when the page is reached over HTTPS, "
             "through a TLS-terminating proxy. A request that arrives over HTTPS (or through "

@@ -169,6 +169,18 @@ _plain_action("delete", "Delete drafts (softly: restore brings them back); promo
 _plain_action("restore", "Restore deleted drafts, in the status they had.")
 
 
+def review_hosts(bind: str, configured: str) -> list[str]:
+    """The host names the page answers to: FASHION_REVIEW_HOSTS, else the address it
+    listens on and this machine's own names (a wildcard address names no host)."""
+    names = [name.strip().lower() for name in configured.split(",") if name.strip()]
+    if names:
+        return names
+    own = ["localhost", "127.0.0.1", "::1"]
+    if bind in ("0.0.0.0", "::", ""):
+        return own
+    return list(dict.fromkeys([bind.strip("[]").lower(), *own]))
+
+
 @review.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8810, show_default=True, help="Port to listen on.")
@@ -197,7 +209,9 @@ def review_serve(host: str, port: int) -> None:
     with queue_instance() as (instance, note):  # the /crawler page's run queue
         app = create_app(engine, store, editor_name=os.environ.get("FASHION_EDITOR") or "web",
                          instance=instance, secure_cookies=settings.parse_bool(
-                             settings.setting(os.environ, "FASHION_REVIEW_SECURE_COOKIES")))
+                             settings.setting(os.environ, "FASHION_REVIEW_SECURE_COOKIES")),
+                         hosts=review_hosts(host, settings.setting(os.environ,
+                                                                   "FASHION_REVIEW_HOSTS")))
         click.echo(f"review page on http://{host}:{port}/"
                    + ("" if accounts else " (no editor accounts yet: open to this machine)"))
         if note:

@@ -13,6 +13,7 @@ clients), and actions are recorded as ``editor_name``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -23,6 +24,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
@@ -107,7 +109,8 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
                sessions: SessionRules = DEFAULT_SESSION_RULES,
                password_cost: ScryptCost = DEFAULT_COST,
                sign_in_limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS,
-               secure_cookies: bool = False) -> Starlette:
+               secure_cookies: bool = False,
+               hosts: Sequence[str] | None = None) -> Starlette:
     """The review page on ``engine`` and ``store``.
 
     ``editor_name`` is who actions are recorded as while the catalog has no editor account
@@ -118,7 +121,8 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
     ends; ``password_cost`` is the scrypt cost a sign-in keeps a password's hash at;
     ``sign_in_limits`` how many failed sign-ins lock an account or an address out;
     ``secure_cookies`` marks both cookies ``Secure`` (the sign-in cookie is, whatever it
-    says, when the request came over HTTPS).
+    says, when the request came over HTTPS). ``hosts``: the host names the page answers
+    to (any other ``Host`` header gets 400); None answers any, for a caller that checks.
     """
     pages = _Pages(engine, store, editor_name, instance=instance,
                    crawler_refresh_s=crawler_refresh_s, stuck_threshold_s=stuck_threshold_s,
@@ -138,6 +142,9 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
     middleware = [Middleware(SessionMiddleware, secret_key=form_cookie_key(),
                              session_cookie=FORM_COOKIE, max_age=int(sessions.absolute_s),
                              same_site="lax", https_only=secure_cookies)]
+    if hosts is not None:
+        middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts),
+                                        www_redirect=False))
     app = Starlette(routes=routes, middleware=[Middleware(EveryAnswerHeaders), *middleware])
     # No redirect to the same path with or without a trailing slash: Starlette builds its
     # Location from the request's Host header, which the client chooses.

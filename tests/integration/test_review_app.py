@@ -609,3 +609,25 @@ def test_with_secure_cookies_both_cookies_are_sent_over_https_only(
             assert {c.split("=")[0] for c in cookies} == {"fashion_review",
                                                            "fashion_review_session"}
             assert all(("; secure" in c.lower()) is flagged for c in cookies), cookies
+
+
+def test_a_host_name_not_on_the_list_is_refused_before_anything_is_read(
+        engine: Engine, store: ObjectStore) -> None:
+    """The issue's DNS rebinding: a web page whose name now points at 127.0.0.1 sends its
+    own name as Host. On the open page (no accounts) that would read drafts and tokens."""
+    with serve(review_app(engine, store, editors=(), hosts=["127.0.0.1", "localhost"])) as url:
+        rebound = httpx.get(f"{url}/", headers={"Host": "attacker.example"})
+        assert rebound.status_code == 400 and "csrf" not in rebound.text
+        assert httpx.get(f"{url}/").status_code == 200
+        port = urlsplit(url).port
+        assert httpx.get(f"{url}/", headers={"Host": f"localhost:{port}"}).status_code == 200
+
+
+def test_the_hosts_serve_answers_to() -> None:
+    from fashion_assets.cli.review import review_hosts
+
+    assert review_hosts("127.0.0.1", "") == ["127.0.0.1", "localhost", "::1"]
+    assert review_hosts("192.0.2.7", "") == ["192.0.2.7", "localhost", "127.0.0.1", "::1"]
+    assert review_hosts("0.0.0.0", "") == ["localhost", "127.0.0.1", "::1"]
+    assert review_hosts("0.0.0.0", " Review.Example.com , ,10.0.0.5") == [
+        "review.example.com", "10.0.0.5"]
