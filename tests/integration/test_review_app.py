@@ -631,3 +631,23 @@ def test_the_hosts_serve_answers_to() -> None:
     assert review_hosts("0.0.0.0", "") == ["localhost", "127.0.0.1", "::1"]
     assert review_hosts("0.0.0.0", " Review.Example.com , ,10.0.0.5") == [
         "review.example.com", "10.0.0.5"]
+
+
+def test_photos_answer_503_while_the_s3_server_is_unreachable(
+        engine: Engine, database_url: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An outage of our own store is 503 (try again), never a 500 nor a 404."""
+    from tests.s3server import start_moto_server
+
+    with start_moto_server() as server:
+        monkeypatch.setenv("AWS_ENDPOINT_URL_S3", server.endpoint_url)
+        store = open_store("s3://review-outage/photos", home=tmp_path)
+        store.ensure_bucket()  # type: ignore[attr-defined]
+        draft = runway_draft(engine, store)
+        [key, _] = photo_keys(database_url, draft)
+    # The server is gone: connections to it are refused.
+    with serve(review_app(engine, store)) as url:
+        client = sign_in(url)
+        response = client.get(f"/photos/{key}")
+    assert response.status_code == 503, response.text
+    assert "unavailable" in response.text
