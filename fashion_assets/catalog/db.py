@@ -90,6 +90,11 @@ def is_postgres(engine: Engine) -> bool:
     return engine.dialect.name == "postgresql"
 
 
+def utc_naive_now() -> datetime:
+    """Now, as the catalog keeps timestamps: UTC without a zone."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
 def utc_naive(value: datetime | str) -> datetime:
     """A timestamp as the catalog keeps it: UTC without a zone (SQLite hands back text)."""
     if isinstance(value, str):

@@ -13,12 +13,12 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import IntegrityError
 
-from fashion_assets.catalog.db import utc_naive
+from fashion_assets.catalog.db import utc_naive, utc_naive_now
 from fashion_assets.domain.passwords import (
     DEFAULT_COST,
     ScryptCost,
@@ -79,7 +79,7 @@ def add_editor(engine: Engine, name: str, password: str, *, role: str = "editor"
             conn.execute(text("INSERT INTO editors (name, password_hash, role, created_at,"
                               " password_changed_at) VALUES (:name, :hash, :role, :now, :now)"),
                          {"name": name, "hash": hash_password(password, cost), "role": role,
-                          "now": _now()})
+                          "now": utc_naive_now()})
     except IntegrityError:
         raise EditorError(f"an editor named {name!r} exists already") from None
     editor = get_editor(engine, name)
@@ -111,9 +111,9 @@ def set_password(engine: Engine, name: str, password: str, *,
                  cost: ScryptCost = DEFAULT_COST) -> Editor:
     """Give ``name`` a new password; every session they have ends (a password changed
     because it leaked must shut out whoever used it)."""
-    editor = _existing(engine, name)
+    editor = existing_editor(engine, name)
     check_strength(password, name=editor.name)
-    now = _now()
+    now = utc_naive_now()
     with engine.begin() as conn:
         conn.execute(text("UPDATE editors SET password_hash = :hash, password_changed_at = :now"
                           " WHERE id = :id"),
@@ -124,8 +124,8 @@ def set_password(engine: Engine, name: str, password: str, *,
 
 def set_disabled(engine: Engine, name: str, disabled: bool) -> Editor:
     """Disable ``name`` (no sign-in; their sessions end at once) or enable them again."""
-    editor = _existing(engine, name)
-    now = _now()
+    editor = existing_editor(engine, name)
+    now = utc_naive_now()
     with engine.begin() as conn:
         conn.execute(text("UPDATE editors SET disabled_at = :at WHERE id = :id"),
                      {"at": now if disabled else None, "id": editor.id})
@@ -163,7 +163,7 @@ def authenticate(engine: Engine, name: str, password: str, *,
 def start_session(engine: Engine, editor: Editor) -> str:
     """A new session of ``editor``: the token for the cookie (only its hash is kept)."""
     token = secrets.token_urlsafe(32)
-    now = _now()
+    now = utc_naive_now()
     with engine.begin() as conn:
         conn.execute(text("INSERT INTO editor_sessions (token_hash, editor_id, created_at,"
                           " last_seen_at) VALUES (:hash, :editor, :now, :now)"),
@@ -177,7 +177,7 @@ def session_editor(engine: Engine, token: str, rules: SessionRules,
     then marked ended); a live session's last request time moves to ``now``."""
     if not token:
         return None
-    now = now or _now()
+    now = now or utc_naive_now()
     with engine.begin() as conn:
         row = conn.execute(text(
             f"SELECT {_COLUMNS}, s.created_at AS s_created, s.last_seen_at, s.ended_at"
@@ -207,7 +207,7 @@ def end_session(engine: Engine, token: str) -> None:
     with engine.begin() as conn:
         conn.execute(text("UPDATE editor_sessions SET ended_at = :now"
                           " WHERE token_hash = :hash AND ended_at IS NULL"),
-                     {"now": _now(), "hash": _token_hash(token)})
+                     {"now": utc_naive_now(), "hash": _token_hash(token)})
 
 
 _COLUMNS = "e.id, e.name, e.role, e.created_at, e.disabled_at"
@@ -218,7 +218,8 @@ def _editor(row) -> Editor:  # type: ignore[no-untyped-def]
                   None if row.disabled_at is None else utc_naive(row.disabled_at))
 
 
-def _existing(engine: Engine, name: str) -> Editor:
+def existing_editor(engine: Engine, name: str) -> Editor:
+    """The editor named ``name``; ``EditorError`` when there is none."""
     editor = get_editor(engine, name)
     if editor is None:
         raise EditorError(f"no editor named {name.strip().lower()!r}")
@@ -240,7 +241,3 @@ def _unknown_name_hash(cost: ScryptCost) -> str:
 
 def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)

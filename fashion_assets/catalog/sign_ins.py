@@ -8,11 +8,11 @@ not in the server's memory, so a restart or a second server process does not res
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlalchemy import Engine, bindparam, text
 
-from fashion_assets.catalog.db import is_postgres, utc_naive
+from fashion_assets.catalog.db import is_postgres, utc_naive, utc_naive_now
 from fashion_assets.domain.sign_in_limits import Failures, SignInLimits, after_failure, locked_for
 
 
@@ -27,7 +27,7 @@ def address_subject(address: str) -> str:
 def locked_seconds(engine: Engine, subjects: Sequence[str], now: datetime | None = None
                    ) -> float:
     """Seconds until every one of ``subjects`` may sign in again (0: now)."""
-    now = now or _now()
+    now = now or utc_naive_now()
     with engine.connect() as conn:
         rows = conn.execute(text(
             "SELECT failures, first_failure_at, locked_until FROM sign_in_failures"
@@ -39,7 +39,7 @@ def locked_seconds(engine: Engine, subjects: Sequence[str], now: datetime | None
 def record_failure(engine: Engine, subject: str, limit: int, rules: SignInLimits,
                    now: datetime | None = None) -> Failures:
     """One more failed sign-in of ``subject``; its counter afterwards."""
-    now = now or _now()
+    now = now or utc_naive_now()
     with engine.begin() as conn:
         lock = " FOR UPDATE" if is_postgres(engine) else ""
         row = conn.execute(text("SELECT failures, first_failure_at, locked_until"
@@ -49,17 +49,11 @@ def record_failure(engine: Engine, subject: str, limit: int, rules: SignInLimits
                                  rules)
         values = {"subject": subject, "failures": failures.count,
                   "first": failures.first_at, "until": failures.locked_until}
-        if row is None:
-            conn.execute(text("INSERT INTO sign_in_failures (subject, failures,"
-                              " first_failure_at, locked_until)"
-                              " VALUES (:subject, :failures, :first, :until)"
-                              " ON CONFLICT (subject) DO UPDATE SET failures = excluded.failures,"
-                              " first_failure_at = excluded.first_failure_at,"
-                              " locked_until = excluded.locked_until"), values)
-        else:
-            conn.execute(text("UPDATE sign_in_failures SET failures = :failures,"
-                              " first_failure_at = :first, locked_until = :until"
-                              " WHERE subject = :subject"), values)
+        conn.execute(text("INSERT INTO sign_in_failures (subject, failures, first_failure_at,"
+                          " locked_until) VALUES (:subject, :failures, :first, :until)"
+                          " ON CONFLICT (subject) DO UPDATE SET failures = excluded.failures,"
+                          " first_failure_at = excluded.first_failure_at,"
+                          " locked_until = excluded.locked_until"), values)
     return failures
 
 
@@ -74,7 +68,3 @@ def clear_failures(engine: Engine, subject: str) -> bool:
 def _failures(row) -> Failures:  # type: ignore[no-untyped-def]
     return Failures(int(row.failures), utc_naive(row.first_failure_at),
                     None if row.locked_until is None else utc_naive(row.locked_until))
-
-
-def _now() -> datetime:
-    return datetime.now(UTC).replace(tzinfo=None)

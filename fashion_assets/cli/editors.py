@@ -89,21 +89,13 @@ def editors_enable(name: str) -> None:
 @click.argument("name")
 def editors_unlock(name: str) -> None:
     """Lift the sign-in lockout of editor NAME (too many failed sign-ins) now."""
+    from fashion_assets.catalog.editors import existing_editor
     from fashion_assets.catalog.sign_ins import account_subject, clear_failures
 
-    editor = _done(lambda: _existing(name))
+    editor = _done(lambda: existing_editor(catalog_engine(), name))
     lifted = clear_failures(catalog_engine(), account_subject(editor.name))
     click.echo(f"{editor.name} may sign in again" if lifted
                else f"{editor.name} had no failed sign-ins")
-
-
-def _existing(name: str):  # type: ignore[no-untyped-def]
-    from fashion_assets.catalog.editors import EditorError, get_editor
-
-    editor = get_editor(catalog_engine(), name)
-    if editor is None:
-        raise EditorError(f"no editor named {name.strip().lower()!r}")
-    return editor
 
 
 def _password(from_stdin: bool) -> str:
