@@ -68,6 +68,16 @@ compute_logs:
   module: dagster._core.storage.noop_compute_log_manager
   class: NoOpComputeLogManager
 
+# Dagster's SQLite storage, in the default layout, with each run's events stored at half
+# the CPU (fashion_assets/instance_storage.py says how).
+storage:
+  custom:
+    module: fashion_assets.instance_storage
+    class: LocalStorage
+    config:
+      base_dir:
+        env: DAGSTER_HOME
+
 # No usage statistics are sent to Dagster.
 telemetry:
   enabled: false
