@@ -14,12 +14,13 @@ connected to. A URL that spells an allowed IPv4 address in such a legacy form is
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 import idna
 
@@ -98,13 +99,25 @@ def check_url(policy: HostPolicy, url: str) -> HostDecision:
     Run it on every URL before fetching, redirect targets included.
     """
     try:
-        target = _parse_url(url)
+        parts = _split_url(url)
+    except _Refused as refusal:
+        return HostDecision(False, refusal.reason, refusal.detail)
+    return _check_authority(policy, parts.scheme, parts.netloc)
+
+
+@functools.lru_cache(maxsize=1024)
+def _check_authority(policy: HostPolicy, scheme: str, netloc: str) -> HostDecision:
+    """The decision for every URL of ``scheme://netloc``: all of it depends on these two
+    (a crawl asks it tens of thousands of times for a handful of hosts, hence the cache)."""
+    parts = SplitResult(scheme, netloc, "", "", "")
+    try:
+        target = _parse_authority(parts)
     except _Refused as refusal:
         return HostDecision(False, refusal.reason, refusal.detail)
     if _is_allowed(policy, target):
         if target.legacy_ipv4:
-            return HostDecision(False, "invalid_address", f"{urlsplit(url).hostname} is an "
-                                f"IPv4 address not written as a dotted quad ({target.host})")
+            return HostDecision(False, "invalid_address", f"{parts.hostname} is an IPv4 "
+                                f"address not written as a dotted quad ({target.host})")
         return _ALLOW
     key = _entry_key(target.host, target.effective_port)
     if target.ip is not None and _is_internal(target.ip):
@@ -184,15 +197,25 @@ def _image_host_entry(entry: str) -> str:
 
 
 def _parse_url(url: str) -> _Target:
-    """Split `url` into the parts the policy looks at, refusing anything ambiguous.
+    return _parse_authority(_split_url(url))
 
-    Whitespace and control characters are refused rather than stripped: urllib silently drops
-    some of them while other parsers keep them, and a guard must see the host the client sees.
-    """
+
+def _split_url(url: str) -> SplitResult:
+    """Whitespace and control characters are refused rather than stripped: urllib silently
+    drops some of them while other parsers keep them, and a guard must see the host the
+    client sees."""
     if _WHITESPACE_OR_CONTROL.search(url):
         raise _Refused("invalid_url", "the URL contains whitespace or control characters")
     try:
-        parts = urlsplit(url)
+        return urlsplit(url)
+    except ValueError as exc:
+        raise _Refused("invalid_url", f"the URL cannot be parsed: {exc}") from None
+
+
+def _parse_authority(parts: SplitResult) -> _Target:
+    """The parts of a URL's scheme and authority the policy looks at, refusing anything
+    ambiguous."""
+    try:
         port = parts.port
     except ValueError as exc:
         raise _Refused("invalid_url", f"the URL cannot be parsed: {exc}") from None
