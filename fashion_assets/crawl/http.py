@@ -10,10 +10,10 @@ addresses the host policy judged (``crawl/resolver.py``), and each exchange has 
 Answers are judged by ``crawl/responses.py``: failures come back as a ``Fetched`` with a
 stable reason code instead of an exception, so a crawl records them and goes on.
 
-httpx is the API (requests, responses, errors, transports); the transport is the crawl's own
-(``crawl/transport.py``): httpx's default async transport is about 4x slower on this
-workload, and aiohttp's behind httpx spent most of the client's CPU per request
-(docs/performance.md).
+The transport is the crawl's own (``crawl/transport.py``): httpx's default async transport is
+about 4x slower on this workload, aiohttp's behind httpx spent most of the client's CPU per
+request, and httpx's request and response objects a fifth of a crawl's (docs/performance.md).
+httpx still gives its errors and its URL parser for URLs that are not plain.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from fashion_assets.crawl.responses import (
     within_deadline,
 )
 from fashion_assets.crawl.robots import ROBOTS_READ_POLL_S, RobotsFile, RobotsRules, rules_from
-from fashion_assets.crawl.transport import CrawlTransport
+from fashion_assets.crawl.transport import CrawlTransport, target_of
 from fashion_assets.crawl.windows import RetryAfterWindows, machine_windows_dir
 from fashion_assets.domain.hosts import HostDecision, HostPolicy, check_url
 from fashion_assets.domain.politeness import PaceRules
@@ -86,6 +86,20 @@ class HttpPolicy:
                          restore_s=self.throttle_restore_s)
 
 
+def header_lines(headers: dict[str, str]) -> bytes:
+    """``headers`` as the lines of a request head; a name or value that would break the
+    head (a line break, a colon in a name, a character outside Latin-1) is a ValueError."""
+    lines = []
+    for name, value in headers.items():
+        if not name or any(c in name for c in ":\r\n") or any(c in value for c in "\r\n\0"):
+            raise ValueError(f"the header {name!r}: {value!r} cannot be sent")
+        try:
+            lines.append(f"{name}: {value}\r\n".encode("latin-1"))
+        except UnicodeEncodeError:
+            raise ValueError(f"the header {name!r}: {value!r} is not Latin-1") from None
+    return b"".join(lines)
+
+
 @functools.cache
 def _ssl_context() -> ssl.SSLContext:
     """One TLS context per process: building one loads the CA bundle (tens of ms)."""
@@ -122,9 +136,8 @@ class Fetcher:
         # Each URL authority's host name as the transport looks it up ("": an IP literal).
         self._names: dict[str, str] = {}
         self._transport: CrawlTransport | None = None
-        self._headers = httpx.Headers({"User-Agent": policy.user_agent,
-                                       "Accept-Encoding": "identity"})
-        self._timeout = httpx.Timeout(policy.timeout_s).as_dict()
+        self._header_lines = header_lines({"User-Agent": policy.user_agent,
+                                           "Accept-Encoding": "identity"})
         self._floor = RateFloor(policy.min_rate_bps, policy.timeout_s)
 
     async def __aenter__(self) -> Fetcher:
@@ -269,22 +282,24 @@ class Fetcher:
             await self._wait_turn(host, kind)
             sent_at = self.budget.now()
             self.counters.requests += 1
-            # Straight to the transport: the client layer's cookie jar, auth and redirect
-            # handling cost a fifth of a crawl's CPU, and this client needs none of them.
-            request = httpx.Request("GET", url, headers=self._headers,
-                                    extensions={"timeout": self._timeout})
             async with within_deadline(self.policy.deadline_s):
                 with transport_errors_retried():
-                    response = await self._transport.handle_async_request(request)
+                    # httpx's client layer (cookie jar, auth, redirects), then its request and
+                    # response objects, cost a fifth of a crawl's CPU: the transport takes the
+                    # URL parsed once and gives a plain answer (crawl/transport.py).
+                    answer = await self._transport.get(
+                        target_of(url), self._header_lines,
+                        connect_timeout=self.policy.timeout_s,
+                        read_timeout=self.policy.timeout_s)
                     try:
-                        await self.budget.answered(host, response.status_code, sent_at)
+                        await self.budget.answered(host, answer.status, sent_at)
                         return await read_response(
-                            url, response, max_bytes, self.counters,
+                            url, answer, max_bytes, self.counters,
                             max_retry_after_s=self.policy.max_retry_after_s,
                             hold_off=lambda wait: self._windows.extend(host, time.time() + wait),
                             floor=self._floor)
                     finally:
-                        await response.aclose()
+                        await answer.aclose()
 
     async def _wait_turn(self, host: str, kind: FetchKind) -> None:
         """Wait out the host's Retry-After window and, for a page, its page turn.

@@ -22,6 +22,7 @@ from urllib.parse import urljoin
 import httpx
 
 from fashion_assets.crawl.resolver import AddressRefused
+from fashion_assets.crawl.transport import Answer
 from fashion_assets.domain.hosts import HostDecision
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -123,7 +124,7 @@ class RateFloor:
     window_s: float
 
 
-async def read_response(url: str, response: httpx.Response, max_bytes: int,
+async def read_response(url: str, response: Answer, max_bytes: int,
                         counters: FetchCounters, *, max_retry_after_s: float,
                         hold_off: Callable[[float], None], floor: RateFloor) -> Fetched | str:
     """The result of ``response``, or the next URL for a redirect; raises ``Retry``.
@@ -132,15 +133,15 @@ async def read_response(url: str, response: httpx.Response, max_bytes: int,
     host asked for before the retry is raised; the bytes of a body read to its end count in
     ``counters``; a body slower than ``floor`` is cut like a timeout.
     """
-    status = response.status_code
+    status = response.status
     if 300 <= status < 400 and status != 304:
-        location = response.headers.get("location")
+        location = response.header("location")
         if not location:
             return Fetched(url, url, status, b"", None, 1, "bad_redirect",
                            f"HTTP {status} without a Location header")
         return urljoin(url, location)
     if status in RETRYABLE_STATUS:
-        wait = retry_after_s(response.headers.get("retry-after"))
+        wait = retry_after_s(response.header("retry-after"))
         if wait is not None:
             if wait > max_retry_after_s:
                 return Fetched(url, url, status, b"", None, 1, "retry_after_too_long",
@@ -153,21 +154,21 @@ async def read_response(url: str, response: httpx.Response, max_bytes: int,
     return await _read_body(url, response, max_bytes, counters, floor)
 
 
-async def _read_body(url: str, response: httpx.Response, max_bytes: int,
+async def _read_body(url: str, response: Answer, max_bytes: int,
                      counters: FetchCounters, floor: RateFloor) -> Fetched:
     """The body of a successful answer, whole and within ``max_bytes``; raises ``Retry`` when
     the connection breaks before the announced length arrived, or when a window of
     ``floor.window_s`` brought fewer bytes than its minimum rate (a drip that the read
     timeout, which only needs a byte now and then, never cuts)."""
-    status = response.status_code
-    encoding = response.headers.get("content-encoding", "").strip().lower()
+    status = response.status
+    encoding = (response.header("content-encoding") or "").strip().lower()
     if encoding not in ("", "identity"):
         # Only identity is asked for; a compressed body would read as a page without
         # state or a photo that is no image, and decompressing it would need a cap of its
         # own against bombs. Refused, it is recorded for what it is.
         return Fetched(url, url, status, b"", None, 1, "unexpected_encoding",
                        f"body sent with Content-Encoding {encoding!r}, identity was asked")
-    declared = response.headers.get("content-length")
+    declared = response.header("content-length")
     if declared and declared.isdigit() and int(declared) > max_bytes:
         return Fetched(url, url, status, b"", None, 1, "too_large",
                        f"body of {int(declared)} bytes exceeds the cap of {max_bytes}")
@@ -175,7 +176,7 @@ async def _read_body(url: str, response: httpx.Response, max_bytes: int,
     size = 0
     window_start, window_size = time.monotonic(), 0
     try:
-        async for chunk in response.aiter_raw():
+        async for chunk in response.body():
             size += len(chunk)
             if size > max_bytes:
                 return Fetched(url, url, status, b"", None, 1, "too_large",
@@ -194,7 +195,7 @@ async def _read_body(url: str, response: httpx.Response, max_bytes: int,
     counters.bytes_received += size
     if declared and declared.isdigit() and size != int(declared):
         raise Retry("truncated", f"body of {size} bytes, {declared} announced")
-    return Fetched(url, url, status, b"".join(chunks), response.headers.get("content-type"), 1)
+    return Fetched(url, url, status, b"".join(chunks), response.header("content-type"), 1)
 
 
 def retry_after_s(value: str | None) -> float | None:

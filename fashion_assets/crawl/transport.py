@@ -1,36 +1,43 @@
-"""The crawl's HTTP/1.1 transport for httpx: asyncio protocols and httptools' parser.
+"""The crawl's HTTP/1.1 client transport: asyncio protocols and httptools' parser.
 
-Why not aiohttp under httpx any more: a crawl is tens of thousands of small GETs on a few
-kept-alive connections, and on a two-core machine its CPU per request is its speed. Through
-httpx-aiohttp, each request became an aiohttp request too (its own URL, headers, response
-and stream objects, translated back to httpx's): a photo fetched through ``Fetcher`` cost
-0.29-0.31 ms of CPU, 0.17-0.19 ms with this transport (docs/performance.md has the
-profiles; ``bench/fetch_cpu.py`` measures the client today). httpx stays the client's API
-(its URL normalization, its errors). This transport does only what the crawl needs:
+Why its own: a crawl is tens of thousands of small GETs on a few kept-alive connections,
+and on a two-core machine its CPU per request is its speed. Through httpx-aiohttp, each
+request became an aiohttp request too (its own URL, headers, response and stream objects,
+translated back to httpx's): a photo fetched through ``Fetcher`` cost 0.29-0.31 ms of CPU,
+0.17-0.19 ms with this transport under httpx, and less again since ``Fetcher`` hands it a
+parsed ``Target`` and reads a plain ``Answer`` instead of building httpx's request and
+response objects for each photo (docs/performance.md has the profiles;
+``bench/fetch_cpu.py`` measures the client today). It does only what the crawl needs:
 
-- GET, HTTP/1.1 over TCP or TLS, with the request's own headers;
+- GET, HTTP/1.1 over TCP or TLS, with the caller's header lines;
+- a URL parsed once into a ``Target`` (``target_of``): plain URLs by a strict pattern, any
+  other (upper case, IPv6, non-ASCII, percent signs, dot segments) by httpx's URL parser, so
+  both give the origin, request target and Host header httpx itself would send;
 - a pool of idle connections per origin, each kept ``KEEPALIVE_S`` at most; a connection is
   put back only once its answer arrived whole and the server keeps it alive;
 - connections only to the addresses ``CheckedResolver`` judged (``crawl/resolver.py``); an IP
   literal is its own address;
-- the connect and read timeouts of the request's ``timeout`` extension; the deadline of the
-  whole exchange and the minimum transfer rate are the caller's (``crawl/responses.py``);
+- connect and read timeouts; the deadline of the whole exchange and the minimum transfer
+  rate are the caller's (``crawl/responses.py``);
 - a body read as it arrives, reading paused while ``BUFFER_LIMIT`` bytes wait unread.
 
 Failures are httpx's exceptions, so the caller's mapping holds: ``ConnectError`` and
 ``ConnectTimeout`` (a refused address is the ``__cause__``), ``ReadTimeout``, ``ReadError``
-(the connection broke), ``RemoteProtocolError`` (an answer the parser rejects).
+(the connection broke), ``RemoteProtocolError`` (an answer the parser rejects),
+``UnsupportedProtocol`` (a scheme other than http and https).
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 import ssl
 import time
 from collections import deque
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import cast
 
 import httptools
@@ -42,8 +49,46 @@ KEEPALIVE_S = 5.0  # an idle connection older than this is closed, not reused
 IDLE_PER_ORIGIN = 64  # idle connections kept per origin; more are closed
 BUFFER_LIMIT = 256 * 1024  # unread body bytes at which reading pauses
 _DEFAULT_PORTS = {b"http": 80, b"https": 443}
+# A URL whose every part httpx would send as written: lower-case scheme and host name,
+# no userinfo, and a path and query of characters that need no percent-encoding (a bracket
+# or a percent sign takes the slow path).
+_PLAIN_URL = re.compile(r"(https?)://([a-z0-9][a-z0-9.-]*)(?::([1-9][0-9]{0,4}))?"
+                        r"(/[A-Za-z0-9._~!$&'()*+,;=:@/-]*)?(\?[A-Za-z0-9._~!$&'()*+,;=:@/?-]*)?",
+                        re.ASCII)
 
 Origin = tuple[bytes, str, int]  # scheme, host, port
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """Where a GET goes: its origin, the request target (path and query) and the value of
+    its Host header."""
+
+    origin: Origin
+    path: bytes
+    authority: bytes
+
+
+def target_of(url: str) -> Target:
+    """``url`` as httpx would send it; raises httpx's ``InvalidURL`` for a URL it refuses and
+    ``UnsupportedProtocol`` for a scheme other than http and https."""
+    plain = _PLAIN_URL.fullmatch(url)
+    # Dot segments are removed by httpx, and a punycode label is a name httpx decodes.
+    if plain is not None and "/." not in url and "xn--" not in plain[2]:
+        scheme, host, port_text, path, query = plain.groups()
+        raw_scheme = scheme.encode()
+        default = _DEFAULT_PORTS[raw_scheme]
+        port = int(port_text) if port_text else default
+        if port <= 65535:
+            authority = host if port == default else f"{host}:{port}"
+            return Target((raw_scheme, host, port), ((path or "/") + (query or "")).encode(),
+                          authority.encode())
+    parsed = httpx.URL(url)
+    raw_scheme = parsed.raw_scheme
+    if raw_scheme not in _DEFAULT_PORTS:
+        raise httpx.UnsupportedProtocol(f"unsupported URL scheme {parsed.scheme!r}")
+    return Target((raw_scheme, parsed.host, parsed.port or _DEFAULT_PORTS[raw_scheme]),
+                  parsed.raw_path, parsed.netloc)
 
 
 class _Connection(asyncio.Protocol):
@@ -212,16 +257,34 @@ class _Connection(asyncio.Protocol):
         return b"content-length" not in names and b"transfer-encoding" not in names
 
 
-class _Body(httpx.AsyncByteStream):
-    """A response body read from its connection; the connection goes back to the pool
-    when the answer arrived whole, else it is closed."""
+class Answer:
+    """An answer's status and headers, and its body to read (``body``) or to drop
+    (``aclose``, always called): the connection goes back to the pool when the answer
+    arrived whole, else it is closed."""
 
-    def __init__(self, pool: CrawlTransport, origin: Origin, conn: _Connection,
-                 timeout: float | None) -> None:
+    __slots__ = ("_conn", "_origin", "_pool", "_released", "_timeout", "headers", "status")
+
+    def __init__(self, status: int, headers: list[tuple[bytes, bytes]], pool: CrawlTransport,
+                 origin: Origin, conn: _Connection, timeout: float | None) -> None:
+        self.status, self.headers = status, headers
         self._pool, self._origin, self._conn, self._timeout = pool, origin, conn, timeout
         self._released = False
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
+    def header(self, name: str) -> str | None:
+        """The value of header ``name`` (any case), repeated values joined by ", " as httpx
+        does; None when absent. Values are UTF-8, or Latin-1 where they are not."""
+        wanted = name.lower().encode()
+        values = [value for key, value in self.headers if key.lower() == wanted]
+        if not values:
+            return None
+        joined = b", ".join(values)
+        try:
+            return joined.decode()
+        except UnicodeDecodeError:
+            return joined.decode("latin-1")
+
+    async def body(self) -> AsyncIterator[bytes]:
+        """The body's chunks as they arrive, to its end."""
         async for chunk in self._conn.body(self._timeout):
             yield chunk
 
@@ -231,9 +294,9 @@ class _Body(httpx.AsyncByteStream):
             self._pool.release(self._origin, self._conn)
 
 
-class CrawlTransport(httpx.AsyncBaseTransport):
-    """An httpx transport for the crawl (see the module's docstring). ``resolver`` gives
-    the addresses a connection may go to; ``ssl_context`` is used for https."""
+class CrawlTransport:
+    """The crawl's connections (see the module's docstring). ``resolver`` gives the
+    addresses a connection may go to; ``ssl_context`` is used for https."""
 
     def __init__(self, resolver: CheckedResolver, ssl_context: ssl.SSLContext) -> None:
         self._resolver = resolver
@@ -241,21 +304,17 @@ class CrawlTransport(httpx.AsyncBaseTransport):
         self._idle: dict[Origin, list[_Connection]] = {}
         self._open: set[_Connection] = set()
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if request.method != "GET":
-            raise httpx.UnsupportedProtocol(f"this transport sends GET only, not {request.method}")
-        url = request.url
-        scheme = url.raw_scheme
-        if scheme not in _DEFAULT_PORTS:
-            raise httpx.UnsupportedProtocol(f"unsupported URL scheme {url.scheme!r}")
-        origin = (scheme, url.host, url.port or _DEFAULT_PORTS[scheme])
-        timeouts = request.extensions.get("timeout", {})
-        head = b"".join((request.method.encode(), b" ", url.raw_path, b" HTTP/1.1\r\n",
-                         *(b"%s: %s\r\n" % pair for pair in request.headers.raw), b"\r\n"))
+    async def get(self, target: Target, header_lines: bytes, *, connect_timeout: float | None,
+                  read_timeout: float | None) -> Answer:
+        """GET ``target`` with ``header_lines`` (each ``Name: value\\r\\n``) after its Host
+        header; the answer once its headers arrived."""
+        origin = target.origin
+        head = b"".join((b"GET ", target.path, b" HTTP/1.1\r\nHost: ", target.authority,
+                         b"\r\n", header_lines, b"\r\n"))
         conn = self._idle_connection(origin)
         if conn is not None:
             try:
-                status, headers = await conn.send(head, timeouts.get("read"))
+                status, headers = await conn.send(head, read_timeout)
             except httpx.ReadError:
                 self._forget(conn)
                 if conn.received:
@@ -267,15 +326,13 @@ class CrawlTransport(httpx.AsyncBaseTransport):
                 self._forget(conn)
                 raise
         if conn is None:
-            conn = await self._connect(origin, timeouts.get("connect"))
+            conn = await self._connect(origin, connect_timeout)
             try:
-                status, headers = await conn.send(head, timeouts.get("read"))
+                status, headers = await conn.send(head, read_timeout)
             except BaseException:
                 self._forget(conn)
                 raise
-        return httpx.Response(status, headers=headers,
-                              stream=_Body(self, origin, conn, timeouts.get("read")),
-                              extensions={"http_version": b"HTTP/1.1"})
+        return Answer(status, headers, self, origin, conn, read_timeout)
 
     def release(self, origin: Origin, conn: _Connection) -> None:
         """Take ``conn`` back after its answer: idle for the next request, or closed."""

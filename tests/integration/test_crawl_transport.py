@@ -21,7 +21,7 @@ import trustme
 from fashion_assets.crawl import transport as crawl_transport
 from fashion_assets.crawl.http import _ssl_context
 from fashion_assets.crawl.resolver import CheckedResolver
-from fashion_assets.crawl.transport import BUFFER_LIMIT, CrawlTransport
+from fashion_assets.crawl.transport import BUFFER_LIMIT, Answer, CrawlTransport, target_of
 
 # What the server does with one request on one connection: write an answer (or not), and
 # return whether the connection stays open for the next request.
@@ -81,25 +81,48 @@ def transport(tls: ssl.SSLContext | None = None) -> CrawlTransport:
     return CrawlTransport(CheckedResolver(None, time.monotonic), tls or _ssl_context())
 
 
-async def get_all(urls: list[str], tls: ssl.SSLContext | None = None) -> list[httpx.Response]:
+@dataclass
+class Got:
+    """An answer and its body, read whole."""
+
+    answer: Answer
+    body: bytes
+
+    @property
+    def status(self) -> int:
+        return self.answer.status
+
+
+async def get(pool: CrawlTransport, url: str) -> Answer:
+    return await pool.get(target_of(url), b"User-Agent: transport-test\r\n",
+                          connect_timeout=5.0, read_timeout=5.0)
+
+
+async def get_all(urls: list[str], tls: ssl.SSLContext | None = None) -> list[Got]:
     """GET each URL in turn through one transport, each body read whole."""
-    async with httpx.AsyncClient(transport=transport(tls)) as client:
-        responses = []
+    pool = transport(tls)
+    try:
+        got = []
         for url in urls:
-            response = await client.get(url, headers={"User-Agent": "transport-test"})
-            responses.append(response)
-        return responses
+            answer = await get(pool, url)
+            try:
+                got.append(Got(answer, b"".join([chunk async for chunk in answer.body()])))
+            finally:
+                await answer.aclose()
+        return got
+    finally:
+        await pool.aclose()
 
 
 def test_answers_read_whole_leave_their_connection_to_the_next_request() -> None:
-    async def run() -> tuple[list[httpx.Response], Served]:
+    async def run() -> tuple[list[Got], Served]:
         async with server(sized(b"look")) as served:
             return await get_all([f"http://127.0.0.1:{served.port}/{n}.jpg"
                                   for n in range(5)]), served
 
     responses, served = asyncio.run(run())
 
-    assert [(r.status_code, r.content) for r in responses] == [(200, b"look")] * 5
+    assert [(r.status, r.body) for r in responses] == [(200, b"look")] * 5
     assert len(served.connections) == 1
     heads = served.connections[0]
     assert [h.split(b" ")[1] for h in heads] == [b"/%d.jpg" % n for n in range(5)]
@@ -116,14 +139,14 @@ def test_a_request_the_server_drops_unanswered_on_a_kept_connection_goes_again_o
         writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
         return True
 
-    async def run() -> tuple[list[httpx.Response], Served]:
+    async def run() -> tuple[list[Got], Served]:
         async with server(drop_the_second) as served:
             base = f"http://127.0.0.1:{served.port}"
             return await get_all([f"{base}/a.jpg", f"{base}/b.jpg"]), served
 
     responses, served = asyncio.run(run())
 
-    assert [r.content for r in responses] == [b"ok", b"ok"]
+    assert [r.body for r in responses] == [b"ok", b"ok"]
     assert [[h.split(b" ")[1] for h in c] for c in served.connections] == [
         [b"/a.jpg", b"/b.jpg"], [b"/b.jpg"]]
 
@@ -146,14 +169,14 @@ def test_a_request_dropped_on_a_new_connection_is_a_read_error_not_asked_again()
 def test_a_body_without_length_ends_where_the_connection_does() -> None:
     body = b"x" * 70_000
 
-    async def run() -> tuple[list[httpx.Response], Served]:
+    async def run() -> tuple[list[Got], Served]:
         async with server(answer(body, keep_open=False)) as served:
             base = f"http://127.0.0.1:{served.port}"
             return await get_all([f"{base}/a.jpg", f"{base}/b.jpg"]), served
 
     responses, served = asyncio.run(run())
 
-    assert [r.content for r in responses] == [body, body]
+    assert [r.body for r in responses] == [body, body]
     assert len(served.connections) == 2  # such a connection cannot serve another request
 
 
@@ -172,13 +195,15 @@ def test_a_body_larger_than_the_buffer_arrives_whole_in_order() -> None:
     body = bytes(range(256)) * (12 * BUFFER_LIMIT // 256)
 
     async def run() -> bytes:
-        async with server(sized(body)) as served, \
-                httpx.AsyncClient(transport=transport()) as client:
+        async with server(sized(body)) as served:
+            pool = transport()
+            answer = await get(pool, f"http://127.0.0.1:{served.port}/big")
             parts = []
-            async with client.stream("GET", f"http://127.0.0.1:{served.port}/big") as response:
-                async for chunk in response.aiter_raw():
-                    parts.append(chunk)
-                    await asyncio.sleep(0)  # the reader is slower than the socket
+            async for chunk in answer.body():
+                parts.append(chunk)
+                await asyncio.sleep(0)  # the reader is slower than the socket
+            await answer.aclose()
+            await pool.aclose()
             return b"".join(parts)
 
     assert asyncio.run(run()) == body
@@ -191,7 +216,7 @@ def test_a_chunked_body_and_an_empty_one_are_read_as_sent() -> None:
         writer.write(b"HTTP/1.1 204 No Content\r\n\r\n")
         return True
 
-    async def run() -> list[httpx.Response]:
+    async def run() -> list[Got]:
         async with server(chunked) as first, server(no_content) as second:
             return await get_all([f"http://127.0.0.1:{first.port}/a",
                                   f"http://127.0.0.1:{second.port}/b",
@@ -199,7 +224,7 @@ def test_a_chunked_body_and_an_empty_one_are_read_as_sent() -> None:
 
     responses = asyncio.run(run())
 
-    assert [(r.status_code, r.content) for r in responses] == [
+    assert [(r.status, r.body) for r in responses] == [
         (200, b"look.jpg"), (204, b""), (204, b"")]
 
 
@@ -222,7 +247,7 @@ def test_tls_is_spoken_and_the_certificate_checked() -> None:
     trusting = ssl.create_default_context()
     authority.configure_trust(trusting)
 
-    async def run() -> tuple[list[httpx.Response], httpx.ConnectError]:
+    async def run() -> tuple[list[Got], httpx.ConnectError]:
         async with server(sized(b"secure"), tls=server_context) as served:
             url = f"https://localhost:{served.port}/a.jpg"
             ok = await get_all([url, url], tls=trusting)
@@ -232,7 +257,7 @@ def test_tls_is_spoken_and_the_certificate_checked() -> None:
 
     ok, refused = asyncio.run(run())
 
-    assert [r.content for r in ok] == [b"secure", b"secure"]
+    assert [r.body for r in ok] == [b"secure", b"secure"]
     assert "CERTIFICATE_VERIFY_FAILED" in str(refused)
 
 
@@ -263,17 +288,14 @@ def test_an_unread_body_that_filled_the_buffer_does_not_stall_the_next_answer(
         async with server(gone_then_ok) as served:
             pool = transport()
             base = f"http://127.0.0.1:{served.port}"
-            timeout = {"connect": 5.0, "read": 5.0}
-            gone = await pool.handle_async_request(
-                httpx.Request("GET", f"{base}/gone", extensions={"timeout": timeout}))
+            gone = await get(pool, f"{base}/gone")
             await asyncio.sleep(0.2)  # the answer arrives whole, unread
             await gone.aclose()
-            ok = await pool.handle_async_request(
-                httpx.Request("GET", f"{base}/next", extensions={"timeout": timeout}))
-            body = b"".join([chunk async for chunk in ok.aiter_raw()])
+            ok = await get(pool, f"{base}/next")
+            body = b"".join([chunk async for chunk in ok.body()])
             await ok.aclose()
             await pool.aclose()
-            return [gone.status_code, ok.status_code], body, served
+            return [gone.status, ok.status], body, served
 
     statuses, body, served = asyncio.run(run())
 
@@ -287,11 +309,11 @@ def test_an_interim_answer_before_the_real_one_is_skipped() -> None:
                      b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nX-Real: yes\r\n\r\nlook")
         return True
 
-    async def run() -> list[httpx.Response]:
+    async def run() -> list[Got]:
         async with server(early_hints) as served:
             return await get_all([f"http://127.0.0.1:{served.port}/a"] * 2)
 
     responses = asyncio.run(run())
 
-    assert [(r.status_code, r.content, r.headers.get("x-real"), r.headers.get("link"))
+    assert [(r.status, r.body, r.answer.header("x-real"), r.answer.header("link"))
             for r in responses] == [(200, b"look", "yes", None)] * 2
