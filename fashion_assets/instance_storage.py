@@ -1,6 +1,6 @@
 """The local Dagster instance's storage: Dagster's own SQLite storage, cheaper per run.
 
-``LOCAL_INSTANCE_YAML`` (``runs.py``) names ``LocalStorage`` as the storage of the instance
+``runs.local_instance_yaml`` names ``LocalStorage`` as the storage of the instance
 that ``fashion-assets crawl`` and ``dagster dev`` share in ``DAGSTER_HOME``. Same files, same
 tables, same layout as Dagster's default (``history/runs.db``, one ``history/runs/<run>.db``
 per run, ``schedules/``), so the webserver and the daemon read it as they read the default;
@@ -114,7 +114,7 @@ class LocalEventLogStorage(SqliteEventLogStorage):
 
 class LocalStorage(DagsterSqliteStorage):
     """Dagster's SQLite storage of ``base_dir`` with ``LocalEventLogStorage`` as its event
-    log. Configured in dagster.yaml as ``storage: custom:`` (see ``LOCAL_INSTANCE_YAML``)."""
+    log. Configured in dagster.yaml as ``storage: custom:`` (see ``runs.local_instance_yaml``)."""
 
     def __init__(self, base_dir: str, inst_data: ConfigurableClassData | None = None) -> None:
         # DagsterSqliteStorage's body with the event log swapped (its own would open the

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import json
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -57,7 +58,7 @@ def default_dagster_home() -> Path:
     return home
 
 
-LOCAL_INSTANCE_YAML = """\
+_LOCAL_INSTANCE_YAML = """\
 # Written by fashion-assets for a DAGSTER_HOME that had no dagster.yaml; edit it freely, it
 # is never written again. Production hosts use deploy/dagster.yaml instead (docs/operations.md).
 
@@ -69,24 +70,30 @@ compute_logs:
   class: NoOpComputeLogManager
 
 # Dagster's SQLite storage, in the default layout, with each run's events stored at half
-# the CPU (fashion_assets/instance_storage.py says how).
+# the CPU (fashion_assets/instance_storage.py says how). base_dir is this folder (written
+# out, so that a process that opens the folder without DAGSTER_HOME set finds it too):
+# change it if the folder moves.
 storage:
   custom:
     module: fashion_assets.instance_storage
     class: LocalStorage
     config:
-      base_dir:
-        env: DAGSTER_HOME
+      base_dir: {home}
 
 # No usage statistics are sent to Dagster.
 telemetry:
   enabled: false
 """
-"""The ``dagster.yaml`` that ``dagster_instance`` writes into a ``DAGSTER_HOME`` without one."""
+
+
+def local_instance_yaml(home: Path) -> str:
+    """The ``dagster.yaml`` that ``dagster_instance`` writes into ``home``, a
+    ``DAGSTER_HOME`` without one."""
+    return _LOCAL_INSTANCE_YAML.replace("{home}", json.dumps(str(home.resolve())))
 
 
 def dagster_instance():  # -> DagsterInstance (imported lazily: Dagster is slow to import)
-    """The persistent instance of ``DAGSTER_HOME``, with ``LOCAL_INSTANCE_YAML`` as its
+    """The persistent instance of ``DAGSTER_HOME``, with ``local_instance_yaml`` as its
     config if it had none.
 
     Opening an instance the first time creates its storage; two crawls started at once would
@@ -98,7 +105,7 @@ def dagster_instance():  # -> DagsterInstance (imported lazily: Dagster is slow 
     with open(home / ".fashion-assets.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         with suppress(FileExistsError), open(home / "dagster.yaml", "x") as config:
-            config.write(LOCAL_INSTANCE_YAML)
+            config.write(local_instance_yaml(home))
         return DagsterInstance.get()
 
 

@@ -12,7 +12,7 @@ from sqlalchemy import create_engine, text
 
 from fashion_assets.cli import main
 from fashion_assets.replica import HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND, ReplicaServer
-from fashion_assets.runs import LOCAL_INSTANCE_YAML, dagster_instance
+from fashion_assets.runs import dagster_instance, local_instance_yaml
 from tests.catalog_db import query
 from tests.conftest import normal_brands, pipeline_env
 
@@ -245,7 +245,7 @@ def test_status_reads_the_instance_crawl_runs_on_without_dagster_home(
 
     assert run("crawl", "--brand", normal_brands(replica)[0].slug)[0] == 0
     # FASHION_HOME/dagster: crawl's default, with the config crawl gives a new instance
-    assert (home / "dagster.yaml").read_text() == LOCAL_INSTANCE_YAML
+    assert (home / "dagster.yaml").read_text() == local_instance_yaml(home)
     monkeypatch.delenv("DAGSTER_HOME")  # crawl exports it for its workers
 
     code, out = run("status", "--json")

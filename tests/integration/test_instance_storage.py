@@ -2,7 +2,7 @@
 Dagster's own SQLite storage makes, and Dagster's own storage reads them.
 
 A partitioned 3-asset job with an asset check runs on an instance opened with
-``LOCAL_INSTANCE_YAML`` (as ``fashion-assets crawl`` opens it); then a second instance on the
+``local_instance_yaml`` (as ``fashion-assets crawl`` opens it); then a second instance on the
 same ``DAGSTER_HOME`` with Dagster's default storage (no storage in its dagster.yaml, as a
 user's webserver may be configured) must find the runs, their events, the materializations
 and the check, and a run database made by the copy must hold the schema and migration stamp
@@ -14,7 +14,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from dagster import (
     AssetCheckKey,
     AssetCheckResult,
@@ -29,7 +28,7 @@ from dagster import (
 )
 
 from fashion_assets.instance_storage import LocalEventLogStorage
-from fashion_assets.runs import LOCAL_INSTANCE_YAML
+from fashion_assets.runs import local_instance_yaml
 
 BRANDS = StaticPartitionsDefinition(["a", "b", "c"])
 
@@ -66,12 +65,10 @@ def _schema(path: Path) -> tuple[list[tuple[str, str]], list[tuple[str]]]:
     return tables, stamp
 
 
-def test_runs_stored_here_are_read_by_dagsters_own_storage(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runs_stored_here_are_read_by_dagsters_own_storage(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    monkeypatch.setenv("DAGSTER_HOME", str(home))
-    ours = _instance(home, LOCAL_INSTANCE_YAML)
+    ours = _instance(home, local_instance_yaml(home))
     assert isinstance(ours.event_log_storage, LocalEventLogStorage)
     results = [JOB.execute_in_process(instance=ours, partition_key=key) for key in "abc"]
     assert all(result.success for result in results)
@@ -100,25 +97,25 @@ def test_runs_stored_here_are_read_by_dagsters_own_storage(
     assert [p.name for p in runs.iterdir() if "tmp" in p.name or "empty" in p.name] == []
 
 
-def test_dagster_loads_the_local_instance_config(tmp_path: Path) -> None:
-    """The YAML as written, ``env: DAGSTER_HOME`` and all, loads in a fresh process."""
-    (tmp_path / "dagster.yaml").write_text(LOCAL_INSTANCE_YAML)
-    script = ("from dagster import DagsterInstance; i = DagsterInstance.get(); "
-              "print(type(i.event_log_storage).__name__, i.event_log_storage._base_dir)")
-    printed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                             env={"DAGSTER_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+def test_the_local_instance_config_loads_without_dagster_home(tmp_path: Path) -> None:
+    """The YAML as written loads in a fresh process that opens the folder by its path, with
+    no DAGSTER_HOME set (as ``fashion-assets status`` does)."""
+    (tmp_path / "dagster.yaml").write_text(local_instance_yaml(tmp_path))
+    script = ("import sys; from dagster import DagsterInstance;"
+              " i = DagsterInstance.from_config(sys.argv[1]);"
+              " print(type(i.event_log_storage).__name__, i.event_log_storage._base_dir)")
+    printed = subprocess.run([sys.executable, "-c", script, str(tmp_path)],
+                             capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"},
                              timeout=120, check=True).stdout.split()
-    assert printed == ["LocalEventLogStorage", str(tmp_path / "history" / "runs")]
+    assert printed == ["LocalEventLogStorage", str(tmp_path.resolve() / "history" / "runs")]
 
 
-def test_a_run_database_that_exists_is_left_to_dagster(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_database_that_exists_is_left_to_dagster(tmp_path: Path) -> None:
     """Another instance (another process: the webserver) reading the runs of this one opens
     their databases as Dagster does, and finds every event."""
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path))
-    first = _instance(tmp_path, LOCAL_INSTANCE_YAML)
+    first = _instance(tmp_path, local_instance_yaml(tmp_path))
     done = [JOB.execute_in_process(instance=first, partition_key=key) for key in "ab"]
-    second = _instance(tmp_path, LOCAL_INSTANCE_YAML)
+    second = _instance(tmp_path, local_instance_yaml(tmp_path))
     for result in done:
         assert any(e.dagster_event_type == DagsterEventType.RUN_SUCCESS
                    for e in second.all_logs(result.run_id))
