@@ -22,6 +22,7 @@ from fashion_assets.catalog.sql import insert_rows
 from fashion_assets.domain.coverage import CoverageRules, kept_expected_sql
 from fashion_assets.domain.ingest import Outcome, photos_added, repair_outcome
 from fashion_assets.domain.promotion import contributes
+from fashion_assets.domain.titles import stored_title
 
 
 class Listed(Protocol):
@@ -51,8 +52,10 @@ def write_draft(engine: Engine, tables: EntityTables, listed: Listed, title: str
     """
     copied = (*tables.key, *tables.listed)
     columns = ("source", "source_url", *copied, "title", "expected_images")
-    values = (listed.source, listed.source_url, *(getattr(listed, c) for c in copied), title,
-              expected_images)
+    # The title as every source's is stored (domain/titles.py: stored_title), whichever
+    # page it was read from.
+    values = (listed.source, listed.source_url, *(getattr(listed, c) for c in copied),
+              stored_title(title), expected_images)
     with engine.begin() as conn:
         row = conn.execute(
             text(f"INSERT INTO {tables.drafts} ({', '.join(columns)})"

@@ -32,6 +32,8 @@ class EntityTables:
     # Draft columns a new draft copies from its listed row (a show, an article), read off
     # the row by name like the key's (catalog/drafts.py: write_draft).
     listed: tuple[str, ...]
+    # The listed rows (a source's shows or articles), one per source key.
+    listings: str
     # The photos a listed row's draft could not get, by the row's id (``missing_fk``).
     missing_images: str
     missing_fk: str
@@ -43,14 +45,15 @@ RUNWAY = EntityTables(
     key=("brand_slug", "season_code"),
     copied=("title", "season", "year", "collection_type", "city", "expected_images"),
     listed=("season", "year", "collection_type", "city", "city_name"),
-    missing_images="runway_missing_images", missing_fk="show_id",
+    listings="runway_shows", missing_images="runway_missing_images", missing_fk="show_id",
 )
 STREET = EntityTables(
     kind="street", drafts="street_snap_drafts", draft_images="street_snap_draft_images",
     catalog="street_snaps", catalog_images="street_snap_images", catalog_image_fk="snap_id",
     key=("city", "year", "month"),
     copied=("title",),
-    listed=(), missing_images="street_missing_images", missing_fk="article_id",
+    listed=(), listings="street_style_articles", missing_images="street_missing_images",
+    missing_fk="article_id",
 )
 ENTITIES = {RUNWAY.kind: RUNWAY, STREET.kind: STREET}
 

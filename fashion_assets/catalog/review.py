@@ -19,8 +19,9 @@ from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import IntegrityError
 
 from fashion_assets.catalog.db import is_postgres
-from fashion_assets.catalog.entities import ENTITIES, EntityTables, same_entity
-from fashion_assets.domain.review import REFERENCES, DraftRef, decide_review
+from fashion_assets.catalog.entities import ENTITIES, EntityTables, same_entity, same_source
+from fashion_assets.domain.coverage import CoverageRules, incomplete_sql
+from fashion_assets.domain.review import QUEUE_SORTS, REFERENCES, DraftRef, decide_review
 
 # The sibling drafts of draft :id (alias ``d``): other drafts of its entity key, any source,
 # any status. Written once, from entities.same_entity, the definition promotion merges by
@@ -47,6 +48,11 @@ _STATE = ("status", "is_deleted", "reject_reason", "created_at", "updated_at")
 _PHOTOS = ("position, object_key, content_type, width, height, byte_size, source_image_url")
 
 
+# Each of QUEUE_SORTS as the union's columns to order by, before its tie-breakers.
+_ORDER = {"waiting": (), "title": ("lower(title)",), "source": ("source",),
+          "status": ("status",), "photos": ("photos",)}
+
+
 class ReviewError(ValueError):
     """A review request that cannot be answered, such as a draft that does not exist."""
 
@@ -70,6 +76,7 @@ class DraftSummary:
     is_deleted: bool
     reject_reason: str
     photos: int
+    expected_images: int  # how many photos its source listed
     created_at: str
 
 
@@ -103,6 +110,18 @@ class DraftDetail:
     photos: list[DraftPhoto]
     trail: list[ReviewEntry]
     siblings: list[DraftSummary]
+    # The photos of its article that the crawl could not store, with why.
+    missing: list[MissingPhoto]
+
+
+@dataclass(frozen=True)
+class MissingPhoto:
+    """A photo of the draft's article that failed for good: where, and the reason code."""
+
+    position: int
+    url: str
+    reason: str
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -126,7 +145,7 @@ def _summary_select(t: EntityTables, where: str) -> str:
     return (f"SELECT '{t.kind}' AS kind, d.id, d.source, d.source_url,"
             f" {_SUMMARY_COLUMNS[t.kind]}, d.title, d.status, d.is_deleted, d.reject_reason,"
             f" (SELECT count(*) FROM {t.draft_images} i WHERE i.draft_id = d.id) AS photos,"
-            f" d.created_at FROM {t.drafts} d WHERE {where}")
+            f" d.expected_images, d.created_at FROM {t.drafts} d WHERE {where}")
 
 
 def _summary(row: Any) -> DraftSummary:
@@ -139,13 +158,47 @@ def _summary(row: Any) -> DraftSummary:
 
 def list_drafts(engine: Engine, *, kind: str | None = None, status: str | None = None,
                 brand: str | None = None, city: str | None = None, source: str | None = None,
-                include_deleted: bool = False, limit: int = 100,
-                offset: int = 0) -> list[DraftSummary]:
-    """The drafts matching every filter given, oldest first (the order they wait in).
+                include_deleted: bool = False, complete: CoverageRules | None = None,
+                limit: int = 100, offset: int = 0, sort: str = "waiting") -> list[DraftSummary]:
+    """The drafts matching every filter given, in ``sort`` order (one of ``QUEUE_SORTS``,
+    "-" first to reverse it): by default oldest first, the order they wait in.
 
     ``brand`` only matches runway drafts, so it leaves street drafts out; ``city`` matches
-    both (a runway draft's city is the one its title named).
+    both (a runway draft's city is the one its title named). ``complete`` keeps the drafts
+    whose photos make them complete by those coverage rules (domain/coverage.py).
     """
+    order = _ORDER.get(sort.removeprefix("-"))
+    if order is None:
+        raise ReviewError(f"unknown sort {sort!r} ({', '.join(QUEUE_SORTS)})")
+    union, params = _matching(kind=kind, status=status, brand=brand, city=city, source=source,
+                              include_deleted=include_deleted, complete=complete)
+    if not union:
+        return []
+    direction = " DESC" if sort.startswith("-") else ""
+    keys = ", ".join(f"{key}{direction}" for key in (*order, "created_at", "kind", "id"))
+    sql = f"SELECT * FROM ({union}) u ORDER BY {keys} LIMIT :limit OFFSET :offset"
+    with engine.connect() as conn:
+        return [_summary(row) for row in conn.execute(
+            text(sql), {**params, "limit": limit, "offset": offset})]
+
+
+def count_drafts(engine: Engine, *, kind: str | None = None, status: str | None = None,
+                 brand: str | None = None, city: str | None = None, source: str | None = None,
+                 include_deleted: bool = False, complete: CoverageRules | None = None) -> int:
+    """How many drafts ``list_drafts`` would list with these filters, all pages together."""
+    union, params = _matching(kind=kind, status=status, brand=brand, city=city, source=source,
+                              include_deleted=include_deleted, complete=complete)
+    if not union:
+        return 0
+    with engine.connect() as conn:
+        return int(conn.execute(text(f"SELECT count(*) FROM ({union}) u"), params).scalar_one())
+
+
+def _matching(*, kind: str | None, status: str | None, brand: str | None, city: str | None,
+              source: str | None, include_deleted: bool, complete: CoverageRules | None
+              ) -> tuple[str, dict[str, Any]]:
+    """The drafts of both kinds that match the filters, as one union of summaries ("" when
+    no kind can match) and its parameters."""
     conditions = ["1 = 1"]
     if status:
         conditions.append("d.status = :status")
@@ -160,15 +213,12 @@ def list_drafts(engine: Engine, *, kind: str | None = None, status: str | None =
         if (kind and t.kind != kind) or (brand and t.kind != "runway"):
             continue
         extra = ["d.brand_slug = :brand"] if brand else []
+        if complete is not None:
+            stored = f"(SELECT count(*) FROM {t.draft_images} i WHERE i.draft_id = d.id)"
+            extra.append(f"NOT {incomplete_sql('d.expected_images', stored, complete)}")
         selects.append(_summary_select(t, " AND ".join(conditions + extra)))
-    if not selects:
-        return []
-    sql = (f"SELECT * FROM ({' UNION ALL '.join(selects)}) u"
-           " ORDER BY created_at, kind, id LIMIT :limit OFFSET :offset")
-    params = {"status": status, "city": city, "source": source, "brand": brand,
-              "limit": limit, "offset": offset}
-    with engine.connect() as conn:
-        return [_summary(row) for row in conn.execute(text(sql), params)]
+    params = {"status": status, "city": city, "source": source, "brand": brand}
+    return " UNION ALL ".join(selects), params
 
 
 def get_draft(engine: Engine, kind: str, draft_id: int) -> DraftDetail:
@@ -190,7 +240,13 @@ def get_draft(engine: Engine, kind: str, draft_id: int) -> DraftDetail:
                  " ORDER BY position"), {"id": draft_id})]
         siblings = [_summary(r) for r in conn.execute(
             text(_summary_select(t, SIBLINGS[kind]) + " ORDER BY d.id"), {"id": draft_id})]
-        return DraftDetail(_summary(row), fields, photos, _trail(conn, kind, draft_id), siblings)
+        missing = [MissingPhoto(*r) for r in conn.execute(text(
+            f"SELECT m.position, m.url, m.reason, m.detail FROM {t.missing_images} m"
+            f" JOIN {t.listings} s ON s.id = m.{t.missing_fk}"
+            f" JOIN {t.drafts} d ON {same_source('d', 's')}"
+            " WHERE d.id = :id ORDER BY m.position"), {"id": draft_id})]
+        return DraftDetail(_summary(row), fields, photos, _trail(conn, kind, draft_id), siblings,
+                           missing)
 
 
 def _trail(conn: Connection, kind: str, draft_id: int) -> list[ReviewEntry]:
@@ -203,11 +259,13 @@ def _trail(conn: Connection, kind: str, draft_id: int) -> list[ReviewEntry]:
 
 
 def review(engine: Engine, kind: str, draft_ids: Sequence[int], action: str, *, editor: str,
-           reason: str = "", changes: Mapping[str, Any] | None = None) -> list[ReviewResult]:
+           reason: str = "", changes: Mapping[str, Any] | None = None,
+           confirm_no_photos: bool = False) -> list[ReviewResult]:
     """Take ``action`` on each draft, one transaction per draft; refusals come back as results.
 
     One transaction per draft, not one for all: one refused or conflicting draft must not
-    undo the others an editor reviewed in the same command.
+    undo the others an editor reviewed in the same command. A draft without photos is
+    approved only with ``confirm_no_photos`` (domain/review.py: decide_review).
     """
     t = _tables(kind)
     results = []
@@ -216,7 +274,8 @@ def review(engine: Engine, kind: str, draft_ids: Sequence[int], action: str, *, 
         try:
             with engine.begin() as conn:
                 results.append(_review_one(conn, t, ref, action, editor, reason,
-                                           dict(changes or {}), is_postgres(engine)))
+                                           dict(changes or {}), is_postgres(engine),
+                                           confirm_no_photos))
         except IntegrityError as exc:  # a race the checks did not see: rolled back, said so
             detail = str(exc.orig).strip().splitlines()[0] if exc.orig else "constraint"
             results.append(ReviewResult(str(ref), False,
@@ -225,7 +284,8 @@ def review(engine: Engine, kind: str, draft_ids: Sequence[int], action: str, *, 
 
 
 def _review_one(conn: Connection, t: EntityTables, ref: DraftRef, action: str, editor: str,
-                reason: str, changes: dict[str, Any], lock: bool) -> ReviewResult:
+                reason: str, changes: dict[str, Any], lock: bool,
+                confirm_no_photos: bool) -> ReviewResult:
     editable = _DETAIL_COLUMNS[t.kind]
     row = conn.execute(
         text(f"SELECT status, is_deleted, {', '.join(editable)} FROM {t.drafts} WHERE id = :id"
@@ -233,9 +293,12 @@ def _review_one(conn: Connection, t: EntityTables, ref: DraftRef, action: str, e
     if row is None:
         return ReviewResult(str(ref), False, f"no {t.kind} draft {ref.id}")
     status, deleted, *values = row
+    photos = conn.execute(text(f"SELECT count(*) FROM {t.draft_images} WHERE draft_id = :id"),
+                          {"id": ref.id}).scalar_one() if action == "approve" else None
     decision = decide_review(ref=ref, status=status, is_deleted=bool(deleted), action=action,
                              reason=reason, changes=changes,
-                             current=dict(zip(editable, values, strict=True)))
+                             current=dict(zip(editable, values, strict=True)), photos=photos,
+                             confirm_no_photos=confirm_no_photos)
     if not decision.ok:
         return ReviewResult(str(ref), False, decision.message)
     missing = _missing_reference(conn, decision.changes)

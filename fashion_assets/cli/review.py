@@ -37,14 +37,16 @@ def _draft_refs(ctx: click.Context, param: click.Parameter, values: Any) -> Any:
 
 
 def _review_action(refs: list[Any], action: str, reason: str = "",
-                   changes: dict[str, Any] | None = None) -> None:
+                   changes: dict[str, Any] | None = None, *,
+                   confirm_no_photos: bool = False) -> None:
     """Act on each draft in turn, report each; exit 1 if any was refused."""
     from fashion_assets.catalog.review import review as review_drafts
 
     engine, refused = catalog_engine(), 0
     for ref in refs:
         [result] = review_drafts(engine, ref.kind, [ref.id], action, editor=editor(),
-                                 reason=reason, changes=changes)
+                                 reason=reason, changes=changes,
+                                 confirm_no_photos=confirm_no_photos)
         refused += not result.ok
         click.echo(result.message if result.ok else f"refused: {result.message}",
                    err=not result.ok)
@@ -134,8 +136,16 @@ def _plain_action(action: str, help_text: str) -> None:
         _review_action(refs, action, reason)
 
 
-_plain_action("approve", "Approve drafts (pending or rejected); promotion then takes them "
-                         "into the catalog.")
+@review.command("approve")
+@click.argument("refs", nargs=-1, required=True, callback=_draft_refs)
+@_REASON
+@click.option("--confirm-no-photos", is_flag=True,
+              help="Approve drafts that hold no photo too (refused without it).")
+def review_approve(refs: list[Any], reason: str, confirm_no_photos: bool) -> None:
+    """Approve drafts (pending or rejected); promotion then takes them into the catalog. A
+    draft without photos is refused unless --confirm-no-photos says it should have none."""
+    _review_action(refs, "approve", reason, confirm_no_photos=confirm_no_photos)
+
 @review.command("reject")
 @click.argument("refs", nargs=-1, required=True, callback=_draft_refs)
 @click.option("--reason", required=True, help="Why the drafts are rejected (required).")
@@ -153,7 +163,7 @@ def review_reject(refs: list[Any], reason: str) -> None:
 @click.option("--season", default=None, help="Season word (runway), e.g. fall.")
 @click.option("--year", type=int, default=None)
 @click.option("--collection-type", default=None, help="Collection type (runway).")
-@click.option("--city", default=None, help="City slug (street).")
+@click.option("--city", default=None, help="City slug (either kind: a runway show's city).")
 @click.option("--month", type=int, default=None, help="Month 1-12 (street).")
 @_REASON
 def review_edit(ref: Any, reason: str, **fields: Any) -> None:
@@ -195,6 +205,7 @@ def review_serve(host: str, port: int) -> None:
     import uvicorn
 
     from fashion_assets.catalog.editors import has_editors
+    from fashion_assets.resources import resources_from_env
     from fashion_assets.review_app import create_app, is_loopback
     from fashion_assets.storage import open_store
 
@@ -211,7 +222,8 @@ def review_serve(host: str, port: int) -> None:
                          instance=instance, secure_cookies=settings.parse_bool(
                              settings.setting(os.environ, "FASHION_REVIEW_SECURE_COOKIES")),
                          hosts=review_hosts(host, settings.setting(os.environ,
-                                                                   "FASHION_REVIEW_HOSTS")))
+                                                                   "FASHION_REVIEW_HOSTS")),
+                         coverage=resources_from_env()["crawler"].coverage_rules())
         click.echo(f"review page on http://{host}:{port}/"
                    + ("" if accounts else " (no editor accounts yet: open to this machine)"))
         if note:

@@ -26,9 +26,12 @@ from fashion_assets.domain.titles import (
 KINDS = ("runway", "street")
 ACTIONS = ("approve", "reject", "edit", "delete", "restore")
 STATUSES = ("pending", "approved", "rejected", "promoted")
+# The orders the review queue can be listed in; "waiting" (oldest first) is the default.
+QUEUE_SORTS = ("waiting", "title", "source", "status", "photos")
 # The fields an editor may change, per kind; the entity key fields are among them.
 EDITABLE = {
-    "runway": ("brand_slug", "season_code", "title", "season", "year", "collection_type"),
+    "runway": ("brand_slug", "season_code", "title", "season", "year", "collection_type",
+               "city"),
     "street": ("city", "year", "month", "title"),
 }
 # Fields that name another entity: the catalog checks they exist before writing.
@@ -94,11 +97,15 @@ def _refuse(status: str, is_deleted: bool, message: str) -> ReviewDecision:
 
 def decide_review(*, ref: DraftRef, status: str, is_deleted: bool, action: str,
                   reason: str = "", changes: Mapping[str, Any] | None = None,
-                  current: Mapping[str, Any] | None = None) -> ReviewDecision:
+                  current: Mapping[str, Any] | None = None, photos: int | None = None,
+                  confirm_no_photos: bool = False) -> ReviewDecision:
     """Decide ``action`` on the draft ``ref``, now ``status`` and ``is_deleted``.
 
     ``changes`` are an edit's new values and ``current`` the draft's present ones (only the
-    editable fields are read), so the decision can say exactly what changes.
+    editable fields are read), so the decision can say exactly what changes. ``photos`` is
+    how many photos the draft holds: a draft with none is approved only with
+    ``confirm_no_photos`` (a show whose every photo failed looks like any other in a list,
+    and promoted it would be a catalog entry with nothing to show).
     """
     if action not in ACTIONS:
         return _refuse(status, is_deleted, f"unknown action {action!r} ({', '.join(ACTIONS)})")
@@ -106,6 +113,9 @@ def decide_review(*, ref: DraftRef, status: str, is_deleted: bool, action: str,
     problem = _state_problem(name, status, is_deleted, action, reason)
     if problem:
         return _refuse(status, is_deleted, problem)
+    if action == "approve" and photos == 0 and not confirm_no_photos:
+        return _refuse(status, is_deleted, f"{name} has no photos: approve it only if it "
+                       "should have none, and confirm that")
     if action == "edit":
         return _decide_edit(ref, name, status, is_deleted, changes or {}, current or {})
     new_status = {"approve": "approved", "reject": "rejected"}.get(action, status)
@@ -233,6 +243,7 @@ _CHECKS = {
     ("runway", "season"): _one_of("season", SEASONS),
     ("runway", "year"): _integer("year", MIN_YEAR, MAX_YEAR),
     ("runway", "collection_type"): _one_of("collection type", COLLECTION_TYPES),
+    ("runway", "city"): _slug("city"),
     ("street", "city"): _slug("city"),
     ("street", "year"): _integer("year", 1, 9999),
     ("street", "month"): _integer("month", 1, 12),

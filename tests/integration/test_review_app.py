@@ -27,11 +27,9 @@ from PIL import Image
 from sqlalchemy import Engine, text
 
 from fashion_assets.catalog.editors import add_editor, set_disabled
-from fashion_assets.catalog.runway import add_brand
 from fashion_assets.cli import main
 from fashion_assets.domain.passwords import ScryptCost
 from fashion_assets.domain.sign_in_limits import SignInLimits
-from fashion_assets.resources import catalog_engine
 from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, object_key, open_store
 from tests.catalog_db import query
@@ -177,18 +175,6 @@ def cookie_header(client: httpx.Client) -> str:
 
 
 @pytest.fixture
-def engine(database_url: str) -> Engine:
-    engine = catalog_engine(database_url)
-    add_brand(engine, "chloe", "Chloé")
-    return engine
-
-
-@pytest.fixture
-def store(store_url: str, tmp_path: Path) -> ObjectStore:
-    return open_store(store_url, home=tmp_path)
-
-
-@pytest.fixture
 def site(engine: Engine, store: ObjectStore) -> Iterator[str]:
     with serve(review_app(engine, store)) as url:
         yield url
@@ -264,19 +250,21 @@ def test_the_forms_change_the_draft_and_its_audit_trail(site: str, engine: Engin
     client = sign_in(site)
     page = f"/drafts/runway:{draft}"
 
-    def submit(action: str, **fields: str) -> httpx.Response:
+    def submit(action: str, then: str = page, **fields: str) -> httpx.Response:
+        """Send the form; ``then`` is where it leads: the draft again, or after an
+        approval or a rejection the queue's next draft (here none: the queue)."""
         csrf = token(client.get(page).text)
         response = client.post(f"{page}/{action}", data={"csrf_token": csrf, **fields})
-        assert (response.status_code, response.headers["location"]) == (303, page)
+        assert (response.status_code, response.headers["location"]) == (303, then)
         return client.get(page)
 
     refused = submit("reject", reason=" ")
     assert f"refused: draft {draft}: a rejection needs a reason" in refused.text
     assert trail(database_url) == []
 
-    assert f"draft {draft}: rejected" in submit("reject", reason="blurry").text
+    assert f"draft {draft}: rejected" in submit("reject", "/", reason="blurry").text
     assert status_of(database_url, draft)[:3] == ("rejected", False, "blurry")
-    assert submit("approve").status_code == 200
+    assert submit("approve", "/").status_code == 200
     assert status_of(database_url, draft)[:3] == ("approved", False, "")
     again = submit("approve")
     assert again.status_code == 200 and "approved already" in again.text
@@ -393,7 +381,8 @@ def test_the_queue_filters_and_pages(site: str, engine: Engine, store: ObjectSto
     assert "First pending" not in client.get("/?kind=street").text
     assert "First pending" not in client.get("/?brand=someone-else").text
     assert "First pending" in client.get("/?brand=chloe&status=any").text
-    assert client.get("/?status=bogus").status_code == 200
+    for bad in ("status=bogus", "kind=catwalk", "sort=size"):
+        assert client.get(f"/?{bad}").status_code == 400, bad
     # A bad parameter is the client's error (400) or an unknown draft (404), never a 500.
     for offset in ("bogus", "-1", "1.5", "99999999999999999999999", str(10 ** 9 + 1)):
         assert client.get(f"/?offset={offset}").status_code == 400, offset

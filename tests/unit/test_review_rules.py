@@ -108,7 +108,8 @@ def test_a_rejection_needs_a_reason() -> None:
 @pytest.mark.parametrize(("changes", "message"), [
     ({}, "nothing to edit"),
     ({"title": "Same"}, "the edit changes nothing"),
-    ({"city": "paris"}, "cannot edit city of a runway draft"),
+    ({"expected_images": 3}, "cannot edit expected_images of a runway draft"),
+    ({"city": "Paris"}, "is not a city slug"),
     ({"season_code": "autumn-2020"}, "bad season code"),
     ({"collection_type": "resortwear"}, "is not a collection type"),
     ({"season": "monsoon"}, "is not a season"),
@@ -173,3 +174,23 @@ def test_bad_draft_references_are_refused(text: str) -> None:
 
 def test_references_print_as_typed() -> None:
     assert (str(DraftRef("runway", 12)), str(DraftRef("street", 7))) == ("12", "street:7")
+
+
+@pytest.mark.parametrize(("photos", "confirmed", "ok"), [
+    (0, False, False), (0, True, True), (1, False, True), (None, False, True)])
+def test_a_draft_without_photos_is_approved_only_when_the_editor_confirms(
+        photos: int | None, confirmed: bool, ok: bool) -> None:
+    decision = decide_review(ref=REF, status="pending", is_deleted=False, action="approve",
+                             photos=photos, confirm_no_photos=confirmed)
+
+    assert decision.ok is ok
+    if not ok:
+        assert decision.message == (f"draft {REF} has no photos: approve it only if it should"
+                                    " have none, and confirm that")
+
+
+def test_the_city_of_a_runway_draft_is_editable() -> None:
+    decision = decide_review(ref=REF, status="pending", is_deleted=False, action="edit",
+                             changes={"city": "paris"}, current={"city": None})
+
+    assert decision.ok and decision.changes == {"city": (None, "paris")}

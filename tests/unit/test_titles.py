@@ -17,6 +17,7 @@ from fashion_assets.domain.titles import (
     parse_season_slug,
     parse_show_title,
     season_slug_for,
+    stored_title,
 )
 
 CORPUS = Path(__file__).parents[1] / "data" / "vogue_show_titles.csv"
@@ -296,3 +297,25 @@ def test_season_slug_for_refuses_letters_it_would_drop() -> None:
 def test_season_slug_for_refuses_titles_it_cannot_read_back() -> None:
     with pytest.raises(SeasonSlugError):
         season_slug_for(ShowTitle("autumn", 2019, RTW, None))
+
+
+@pytest.mark.parametrize(("raw", "stored"), [
+    ("Fall 1990 Ready-to-Wear \x1b[0m", "Fall 1990 Ready-to-Wear"),
+    ("\x1b[1;31mRed\x1b[0m Show", "Red Show"),
+    ("\x1b]0;pwned\x07Spring 2020", "Spring 2020"),
+    ("\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\", "link"),
+    ("\x9b2JResort 2021", "Resort 2021"),
+    ("Pre\x00-Fall\x7f 2019\x85", "Pre-Fall 2019"),
+    ("Spring\t2020\r\nCouture", "Spring 2020 Couture"),
+    ("Copen\u202ehagen\u2066 2020", "Copenhagen 2020"),
+    ("São Paulo  Résumé 👩\u200d👩", "São Paulo Résumé 👩\u200d👩"),
+])
+def test_a_stored_title_keeps_no_control_character_whatever_the_source(
+        raw: str, stored: str) -> None:
+    assert stored_title(raw) == stored
+
+
+def test_every_control_character_is_gone_from_a_stored_title() -> None:
+    controls = "".join(chr(c) for c in (*range(0x20), *range(0x7f, 0xa0)))
+    cleaned = stored_title(f"A{controls}B")
+    assert cleaned in ("A B", "AB") and all(c.isprintable() for c in cleaned)
