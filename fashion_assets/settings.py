@@ -154,6 +154,12 @@ SETTINGS: tuple[Setting, ...] = (
             "through a TLS-terminating proxy. A request that arrives over HTTPS (or through "
             "a proxy on 127.0.0.1 saying `X-Forwarded-Proto: https`) gets a `Secure` "
             "sign-in cookie anyway."),
+    Setting("FASHION_REVIEW_HEAD_TIMEOUT", "10", "Seconds a request to the review page has "
+            "to send its head (request line and headers), from its first byte or from the "
+            "connection; a slower client's connection is closed, so slow clients cannot hold "
+            "the server's connections."),
+    Setting("FASHION_REVIEW_BODY_TIMEOUT", "30", "Seconds a request to the review page has "
+            "to send its body once its head arrived; a slower client's connection is closed."),
 )
 
 _DEFAULTS = {s.env: s.default for s in SETTINGS}

@@ -96,6 +96,10 @@ class ReviewPageResource(ConfigurableResource):
     def photo_url(self, object_key: str) -> str:
         return f"{self.base_url.rstrip('/')}/photos/{object_key}"
 
+    def thumbnail_url(self, object_key: str) -> str:
+        """The photo's 320 px thumbnail (made by the page the first time it is asked)."""
+        return f"{self.base_url.rstrip('/')}/thumbs/{object_key}"
+
     def draft_url(self, kind: str, draft_id: int | None) -> str | None:
         """The draft's page (``/drafts/runway:12``, always with its kind: runway and street
         drafts number separately); none when a row has no draft (failed, skipped)."""

@@ -59,8 +59,11 @@ def catalog_entries(context: AssetExecutionContext, catalog: CatalogResource,
             # Photos and drafts are linked through the review page, never the store.
             **table(f"{r.kind}_preview",
                     [*_KEY_COLUMNS[r.kind], ("title", "string"), ("photos", "int"),
-                     ("first photo", "url"), ("lead draft", "int"), ("review page", "url")],
+                     ("thumbnail", "url"), ("first photo", "url"), ("lead draft", "int"),
+                     ("review page", "url")],
                     [(*e.key, e.title, e.photos,
+                      review_page.thumbnail_url(e.first_object_key)
+                      if e.first_object_key else None,
                       review_page.photo_url(e.first_object_key) if e.first_object_key else None,
                       e.lead_draft_id, review_page.draft_url(r.kind, e.lead_draft_id))
                      for e in r.preview]),

@@ -31,11 +31,18 @@ _QUERIES = {
     .bindparams(bindparam("keys", expanding=True))
     for table in IMAGE_TABLES
 }
+# A derivative (a thumbnail, catalog/derivatives.py) is referenced while its photo is.
+_QUERIES["photo_derivatives"] = text(
+    "SELECT DISTINCT d.derivative_key FROM photo_derivatives d WHERE d.derivative_key IN :keys"
+    " AND (" + " OR ".join(f"EXISTS (SELECT 1 FROM {table} i WHERE i.object_key = d.photo_key)"
+                           for table in IMAGE_TABLES) + ")"
+).bindparams(bindparam("keys", expanding=True))
 
 
 def referenced_keys(engine: Engine, keys: Sequence[str], *,
                     batch_size: int = BATCH_SIZE) -> set[str]:
-    """The subset of ``keys`` that some draft or catalog photo references.
+    """The subset of ``keys`` that some draft or catalog photo references, the derivatives
+    of such photos included.
 
     Keys go in batches of ``batch_size``, one bound-parameter query per table, and a key
     found in one table is not asked of the next: SQL size and memory stay bounded by the

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, bindparam, text
 from sqlalchemy.exc import IntegrityError
 
 from fashion_assets.catalog.db import is_postgres
@@ -141,11 +141,35 @@ def _when(value: Any) -> str:
     return str(value)
 
 
-def _summary_select(t: EntityTables, where: str) -> str:
+def _summary_select(t: EntityTables, where: str, photos: str = "each") -> str:
+    """The summaries of the drafts ``where`` selects (alias ``d``), with their photo counts:
+    ``each`` counted per row (a few rows), ``all`` by one grouped count of every draft's
+    photos (``c.n``, for a query that filters or orders a whole queue by them), ``later``
+    not at all (NULL: ``_with_photo_counts`` fills in the page's)."""
+    counted = {
+        "each": f"(SELECT count(*) FROM {t.draft_images} i WHERE i.draft_id = d.id)",
+        "all": "COALESCE(c.n, 0)",
+        "later": "CAST(NULL AS INTEGER)",
+    }[photos]
+    joined = (f" LEFT JOIN (SELECT draft_id, count(*) AS n FROM {t.draft_images}"
+              " GROUP BY draft_id) c ON c.draft_id = d.id" if photos == "all" else "")
     return (f"SELECT '{t.kind}' AS kind, d.id, d.source, d.source_url,"
             f" {_SUMMARY_COLUMNS[t.kind]}, d.title, d.status, d.is_deleted, d.reject_reason,"
-            f" (SELECT count(*) FROM {t.draft_images} i WHERE i.draft_id = d.id) AS photos,"
-            f" d.expected_images, d.created_at FROM {t.drafts} d WHERE {where}")
+            f" {counted} AS photos, d.expected_images, d.created_at FROM {t.drafts} d{joined}"
+            f" WHERE {where}")
+
+
+def _with_photo_counts(conn: Connection, rows: list[DraftSummary]) -> list[DraftSummary]:
+    """``rows`` with their photo counts, one grouped query per kind for just these drafts."""
+    counts: dict[tuple[str, int], int] = {}
+    for kind, t in ENTITIES.items():
+        ids = [r.id for r in rows if r.kind == kind]
+        if ids:
+            query = text(f"SELECT draft_id, count(*) FROM {t.draft_images}"
+                         " WHERE draft_id IN :ids GROUP BY draft_id"
+                         ).bindparams(bindparam("ids", expanding=True))
+            counts.update(((kind, int(i)), int(n)) for i, n in conn.execute(query, {"ids": ids}))
+    return [replace(r, photos=counts.get((r.kind, r.id), 0)) for r in rows]
 
 
 def _summary(row: Any) -> DraftSummary:
@@ -170,16 +194,20 @@ def list_drafts(engine: Engine, *, kind: str | None = None, status: str | None =
     order = _ORDER.get(sort.removeprefix("-"))
     if order is None:
         raise ReviewError(f"unknown sort {sort!r} ({', '.join(QUEUE_SORTS)})")
+    # Photo counts of the whole queue only when it is ordered by them: else the page's alone.
+    photos = "all" if sort.removeprefix("-") == "photos" else "later"
     union, params = _matching(kind=kind, status=status, brand=brand, city=city, source=source,
-                              include_deleted=include_deleted, complete=complete)
+                              include_deleted=include_deleted, complete=complete,
+                              photos=photos)
     if not union:
         return []
     direction = " DESC" if sort.startswith("-") else ""
     keys = ", ".join(f"{key}{direction}" for key in (*order, "created_at", "kind", "id"))
     sql = f"SELECT * FROM ({union}) u ORDER BY {keys} LIMIT :limit OFFSET :offset"
     with engine.connect() as conn:
-        return [_summary(row) for row in conn.execute(
+        rows = [_summary(row) for row in conn.execute(
             text(sql), {**params, "limit": limit, "offset": offset})]
+        return rows if photos == "all" else _with_photo_counts(conn, rows)
 
 
 def count_drafts(engine: Engine, *, kind: str | None = None, status: str | None = None,
@@ -187,7 +215,8 @@ def count_drafts(engine: Engine, *, kind: str | None = None, status: str | None 
                  include_deleted: bool = False, complete: CoverageRules | None = None) -> int:
     """How many drafts ``list_drafts`` would list with these filters, all pages together."""
     union, params = _matching(kind=kind, status=status, brand=brand, city=city, source=source,
-                              include_deleted=include_deleted, complete=complete)
+                              include_deleted=include_deleted, complete=complete,
+                              photos="later")
     if not union:
         return 0
     with engine.connect() as conn:
@@ -195,10 +224,12 @@ def count_drafts(engine: Engine, *, kind: str | None = None, status: str | None 
 
 
 def _matching(*, kind: str | None, status: str | None, brand: str | None, city: str | None,
-              source: str | None, include_deleted: bool, complete: CoverageRules | None
-              ) -> tuple[str, dict[str, Any]]:
+              source: str | None, include_deleted: bool, complete: CoverageRules | None,
+              photos: str) -> tuple[str, dict[str, Any]]:
     """The drafts of both kinds that match the filters, as one union of summaries ("" when
-    no kind can match) and its parameters."""
+    no kind can match) and its parameters; ``photos`` as ``_summary_select`` takes it, but
+    counted for all when ``complete`` filters by the counts."""
+    photos = "all" if complete is not None else photos
     conditions = ["1 = 1"]
     if status:
         conditions.append("d.status = :status")
@@ -214,9 +245,8 @@ def _matching(*, kind: str | None, status: str | None, brand: str | None, city: 
             continue
         extra = ["d.brand_slug = :brand"] if brand else []
         if complete is not None:
-            stored = f"(SELECT count(*) FROM {t.draft_images} i WHERE i.draft_id = d.id)"
-            extra.append(f"NOT {incomplete_sql('d.expected_images', stored, complete)}")
-        selects.append(_summary_select(t, " AND ".join(conditions + extra)))
+            extra.append(f"NOT {incomplete_sql('d.expected_images', 'COALESCE(c.n, 0)', complete)}")
+        selects.append(_summary_select(t, " AND ".join(conditions + extra), photos))
     params = {"status": status, "city": city, "source": source, "brand": brand}
     return " UNION ALL ".join(selects), params
 

@@ -207,8 +207,14 @@ def review_serve(host: str, port: int) -> None:
     from fashion_assets.catalog.editors import has_editors
     from fashion_assets.resources import resources_from_env
     from fashion_assets.review_app import create_app, is_loopback
+    from fashion_assets.review_app.server import timed_config
     from fashion_assets.storage import open_store
 
+    try:
+        head_s = settings.positive_int(os.environ, "FASHION_REVIEW_HEAD_TIMEOUT")
+        body_s = settings.positive_int(os.environ, "FASHION_REVIEW_BODY_TIMEOUT")
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     engine = catalog_engine()
     accounts = has_editors(engine)
     if not accounts and not is_loopback(host):
@@ -228,4 +234,5 @@ def review_serve(host: str, port: int) -> None:
                    + ("" if accounts else " (no editor accounts yet: open to this machine)"))
         if note:
             click.echo(note, err=True)
-        uvicorn.run(app, host=host, port=port, log_level="info")
+        uvicorn.Server(timed_config(app, host=host, port=port, log_level="info",
+                                    head_timeout_s=head_s, body_timeout_s=body_s)).run()

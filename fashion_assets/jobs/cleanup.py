@@ -1,4 +1,5 @@
-"""The ``media_cleanup`` job and its daily schedule: delete photos nothing references.
+"""The ``media_cleanup`` job and its daily schedule: delete photos nothing references, and
+with them their derivatives (thumbnails).
 
 Objects become orphans when drafts are rejected and purged, or when a show's photos were
 stored but its draft never committed (a killed or failed ingest). The Dagster shell only
@@ -22,6 +23,7 @@ from dagster import (
 )
 
 from fashion_assets import settings
+from fashion_assets.catalog.derivatives import forget_derivatives
 from fashion_assets.catalog.media import referenced_keys
 from fashion_assets.domain.cleanup import CleanupSummary, orphans
 from fashion_assets.report import table
@@ -72,6 +74,7 @@ def run_cleanup(context: OpExecutionContext, store: ObjectStore, catalog: Catalo
         removed: list[StoredObject] = []
         if not dry_run:
             removed = [item for item in found if store.delete(item.key)]
+            forget_derivatives(engine, [item.key for item in removed])
         summary.add_batch(len(batch), found, removed)
         context.log.info(
             f"batch {number}: {len(batch)} objects, {len(found)} orphans, "

@@ -65,10 +65,12 @@ class Access:
 
     async def editor(self, request: Request) -> str | None:
         """Who makes this request: the signed-in editor, everyone while the page is open,
-        None for someone not signed in. Kept on the request for the page it renders."""
+        None for someone not signed in. Kept on the request for the page it renders, with
+        whether they are an admin (``request.state.admin``; nobody is on the open page)."""
         known = getattr(request.state, "editor", _UNKNOWN)
         if known is not _UNKNOWN:
             return known
+        admin = False
         if await self.is_open():
             name: str | None = self.open_editor
         else:
@@ -76,7 +78,8 @@ class Access:
             editor = await run_in_threadpool(session_editor, self.engine, token,
                                              self.sessions) if token else None
             name = None if editor is None else editor.name
-        request.state.editor = name
+            admin = editor is not None and editor.is_admin
+        request.state.editor, request.state.admin = name, admin
         return name
 
     async def refused(self, request: Request, *, writes: bool) -> Response | None:
@@ -87,7 +90,7 @@ class Access:
         if await self.editor(request) is not None:
             return None
         # No redirect where a page would not follow one: photos, and the JSON a script reads.
-        if writes or request.url.path.startswith(("/photos/", "/crawler.json")):
+        if writes or request.url.path.startswith(("/photos/", "/thumbs/", "/crawler.json")):
             return PlainTextResponse("sign in first", 403)
         return RedirectResponse("/login", 303)
 

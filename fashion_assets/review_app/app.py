@@ -51,8 +51,10 @@ from fashion_assets.domain.review import (
 )
 from fashion_assets.domain.sessions import DEFAULT_SESSION_RULES, SessionRules
 from fashion_assets.domain.sign_in_limits import DEFAULT_SIGN_IN_LIMITS, SignInLimits
+from fashion_assets.domain.thumbnails import THUMBNAIL, NotAnImage
 from fashion_assets.review_app.access import Access
-from fashion_assets.review_app.media import content_type, first_photos
+from fashion_assets.review_app.admin import EditorAdmin
+from fashion_assets.review_app.media import content_type, first_photos, thumbnail
 from fashion_assets.review_app.queue_view import QueueView, QueueViewError
 from fashion_assets.review_app.rendering import CRAWLER_HEADERS
 from fashion_assets.review_app.security import EveryAnswerHeaders, form_cookie_key
@@ -95,6 +97,7 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
     """
     access = Access(engine, editor_name, sessions=sessions, password_cost=password_cost,
                     sign_in_limits=sign_in_limits, secure_cookies=secure_cookies)
+    admin = EditorAdmin(access)
     pages = _Pages(engine, store, access, instance=instance,
                    crawler_refresh_s=crawler_refresh_s, stuck_threshold_s=stuck_threshold_s,
                    coverage=coverage)
@@ -103,9 +106,13 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
         Route("/login", access.login, methods=["GET", "POST"]),
         Route("/logout", access.logout, methods=["POST"]),
         Route("/bulk", pages.bulk, methods=["POST"]),
+        Route("/editors", admin.page),
+        Route("/editors/add", admin.add, methods=["POST"]),
+        Route("/editors/{name}/{action}", admin.act, methods=["POST"]),
         Route("/drafts/{ref}", pages.draft),
         Route("/drafts/{ref}/{action}", pages.act, methods=["POST"]),
         Route("/photos/{key}", pages.photo),
+        Route("/thumbs/{key}", pages.thumb),
         Route("/crawler", pages.crawler),
         Route("/crawler.json", pages.crawler_json),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -297,6 +304,24 @@ class _Pages:
             return PlainTextResponse("the object store is unavailable", 503)
         kind = await run_in_threadpool(content_type, self.engine, key, data)
         return Response(data, media_type=kind, headers=_PHOTO_HEADERS)
+
+    async def thumb(self, request: Request) -> Response:
+        """A photo's thumbnail (320 px WebP), made the first time it is asked for."""
+        refused = await self.access.refused(request, writes=False)
+        if refused:
+            return refused
+        key = request.path_params["key"]
+        if not is_object_key(key):  # the same gate as /photos
+            return PlainTextResponse("not found", 404)
+        try:
+            data = await run_in_threadpool(thumbnail, self.engine, self.store, key)
+        except KeyError:
+            return PlainTextResponse("not found", 404)
+        except NotAnImage:
+            return PlainTextResponse("this object makes no thumbnail", 404)
+        except StoreError:
+            return PlainTextResponse("the object store is unavailable", 503)
+        return Response(data, media_type=THUMBNAIL.content_type, headers=_PHOTO_HEADERS)
 
     def _crawler_data(self) -> dict[str, Any]:
         """The crawler's status and the latest ingest outcomes: what /crawler shows."""

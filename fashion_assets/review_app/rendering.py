@@ -67,7 +67,8 @@ class Renderer:
         html = self.templates.get_template(name).render(
             csrf_field=CSRF_FIELD, csrf_token=csrf_token(request.session),
             flashes=request.session.pop("flash", []), signed_in=editor is not None,
-            open_mode=self.open_mode(), editor=editor, **context)
+            open_mode=self.open_mode(), editor=editor,
+            admin=getattr(request.state, "admin", False), **context)
         return HTMLResponse(html, status_code, headers=page_headers)
 
     @staticmethod

@@ -15,6 +15,7 @@ import pytest
 from dagster import ExecuteInProcessResult, build_schedule_context
 from sqlalchemy import Engine, text
 
+from fashion_assets.catalog.derivatives import derivative_of, record_derivative
 from fashion_assets.catalog.media import IMAGE_TABLES, referenced_keys
 from fashion_assets.catalog.runway import add_brand
 from fashion_assets.definitions import build_definitions
@@ -217,3 +218,25 @@ def test_the_schedule_runs_daily_for_real_at_the_configured_time(tmp_path: Path)
 def test_a_bad_grace_setting_fails_at_load_with_its_name(tmp_path: Path, value: str) -> None:
     with pytest.raises(ValueError, match="FASHION_CLEANUP_GRACE_HOURS"):
         build_definitions({"FASHION_HOME": str(tmp_path), "FASHION_CLEANUP_GRACE_HOURS": value})
+
+
+def test_a_thumbnail_stays_with_its_photo_and_goes_with_it(
+        tmp_path: Path, database_url: str, store_url: str,
+        setup: tuple[ObjectStore, Engine]) -> None:
+    """A derivative is no orphan while its photo is referenced; once the photo is one, both
+    go (the photo in the first run, its thumbnail at the latest in the next), and their row
+    with them."""
+    store, engine = setup
+    kept = object_key(REFERENCED["brand_runway_draft_images"])
+    kept_thumb, lost_thumb = b"thumbnail of a kept photo", b"thumbnail of the orphan"
+    for photo, thumb in ((kept, kept_thumb), (object_key(ORPHAN), lost_thumb)):
+        store.put(object_key(thumb), thumb, "image/webp")
+        record_derivative(engine, photo, "w320.webp", object_key(thumb), len(thumb))
+
+    _run(_env(tmp_path, database_url, store_url, _later(days=2)))
+    _run(_env(tmp_path, database_url, store_url, _later(days=2)))
+
+    assert store.get(object_key(kept_thumb)) == kept_thumb
+    assert derivative_of(engine, kept, "w320.webp") == object_key(kept_thumb)
+    assert not store.exists(object_key(ORPHAN)) and not store.exists(object_key(lost_thumb))
+    assert derivative_of(engine, object_key(ORPHAN), "w320.webp") is None

@@ -107,6 +107,7 @@ def test_both_sources_of_a_show_merge_a_rejected_sibling_stays_out_and_twice_is_
                for r in first["runway_preview"].records}
     assert set(preview) == set(keys)
     assert preview[keys[0]]["first photo"] == f"http://127.0.0.1:8810/photos/{first_key}"
+    assert preview[keys[0]]["thumbnail"] == f"http://127.0.0.1:8810/thumbs/{first_key}"
     assert preview[keys[0]]["lead draft"] == lead
     assert preview[keys[0]]["review page"] == f"http://127.0.0.1:8810/drafts/runway:{lead}"
     assert first["runway_photos_added"] == sum(

@@ -13,7 +13,7 @@ import http.client
 import io
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -57,10 +57,12 @@ class _Server(uvicorn.Server):
 
 
 @contextmanager
-def serve(app: Any) -> Iterator[str]:
-    """Serve ``app`` on a free loopback port in a background thread; yields its base URL."""
-    server = _Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
-                                    lifespan="off"))
+def serve(app: Any, config: Callable[..., uvicorn.Config] = uvicorn.Config,
+          **options: Any) -> Iterator[str]:
+    """Serve ``app`` on a free loopback port in a background thread; yields its base URL.
+    ``config`` makes the server's config from the app and uvicorn's ``options``."""
+    server = _Server(config(app, host="127.0.0.1", port=0, log_level="warning",
+                            lifespan="off", **options))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -351,12 +353,13 @@ def test_draft_fields_are_escaped_and_siblings_shown(site: str, engine: Engine,
     edited = client.get(f"/drafts/runway:{draft}").text
     assert attack not in edited and "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in edited
 
-    for key in photo_keys(database_url, draft):
-        assert f'src="/photos/{key}"' in edited
+    for key in photo_keys(database_url, draft):  # thumbnails, each opening its full photo
+        assert f'href="/photos/{key}" class="full"><img class="photo" src="/thumbs/{key}"' in (
+            edited)
     sibling_thumb = photo_keys(database_url, sibling)[0]
     assert f'href="/drafts/runway:{sibling}"' in edited
-    assert f'src="/photos/{sibling_thumb}"' in edited
-    assert f'src="/photos/{photo_keys(database_url, draft)[0]}"' in queue.text
+    assert f'src="/thumbs/{sibling_thumb}"' in edited
+    assert f'src="/thumbs/{photo_keys(database_url, draft)[0]}"' in queue.text
 
 
 def test_the_queue_filters_and_pages(site: str, engine: Engine, store: ObjectStore,

@@ -7,15 +7,18 @@ flagged and approved only with a confirmation, readable values and long titles c
 
 from __future__ import annotations
 
+import io
+import random
 import re
 from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from PIL import Image
 from sqlalchemy import Engine, text
 
-from fashion_assets.storage import ObjectStore
+from fashion_assets.storage import ObjectStore, object_key
 from tests.catalog_db import query
 from tests.integration.test_review_app import (
     CODE,
@@ -246,3 +249,47 @@ def test_the_shortcuts_are_on_every_review_page_and_allowed_to_run(
         assert "script-src 'self'" in policy and "unsafe-inline" not in policy
     script = client.get("/static/review.js")
     assert script.status_code == 200 and '"approve"' in script.text
+
+
+def test_thumbnails_are_made_once_kept_and_made_again_when_lost(
+        site: str, engine: Engine, store: ObjectStore, database_url: str) -> None:
+    big = photo_bytes(1280, 1920)
+    key = object_key(big)
+    store.put(key, big, "image/jpeg")
+    draft = runway_draft(engine, store, photos=1)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE brand_runway_draft_images SET object_key = :k"
+                          " WHERE draft_id = :d"), {"k": key, "d": draft})
+    client = sign_in(site)
+    page = client.get(f"/drafts/runway:{draft}").text
+    assert f'src="/thumbs/{key}"' in page and f'href="/photos/{key}"' in page
+    assert f'src="/thumbs/{key}"' in client.get("/").text
+
+    first = client.get(f"/thumbs/{key}")
+    assert first.status_code == 200 and first.headers["content-type"] == "image/webp"
+    assert len(first.content) < len(big) / 10
+    [(thumb_key, size)] = query(database_url, "SELECT derivative_key, byte_size FROM"
+                                " photo_derivatives WHERE photo_key = :k", k=key)
+    assert thumb_key == object_key(first.content) and size == len(first.content)
+    assert store.get(thumb_key) == first.content
+    assert client.get(f"/thumbs/{key}").content == first.content
+
+    store.delete(thumb_key)  # the store lost it: made again, same bytes, same key
+    assert client.get(f"/thumbs/{key}").content == first.content
+    assert store.get(thumb_key) == first.content
+
+    html = b"<html>an error page stored by mistake</html>"
+    store.put(object_key(html), html, "image/jpeg")
+    assert client.get(f"/thumbs/{object_key(html)}").status_code == 404
+    assert client.get("/thumbs/" + "0" * 40).status_code == 404
+    assert client.get("/thumbs/../catalog.db").status_code == 404
+    assert httpx.get(f"{site}/thumbs/{key}").status_code == 403  # not signed in
+
+
+def photo_bytes(width: int, height: int) -> bytes:
+    """A noisy JPEG of a real photo's size (noise compresses as badly as a photo)."""
+    rng = random.Random(width * height)
+    image = Image.frombytes("RGB", (width, height), rng.randbytes(width * height * 3))
+    out = io.BytesIO()
+    image.save(out, format="JPEG", quality=90)
+    return out.getvalue()
