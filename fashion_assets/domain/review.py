@@ -21,6 +21,7 @@ from fashion_assets.domain.titles import (
     SEASONS,
     TitleParseError,
     parse_season_slug,
+    stored_title,
 )
 
 KINDS = ("runway", "street")
@@ -206,11 +207,14 @@ def _season_code(value: Any) -> str:
 
 
 def _title(value: Any) -> str:
-    title = " ".join(str(value).split())
+    """An edited title, cleaned by the rule every source's titles go through (no control
+    characters or terminal escapes), refused when empty or too long to store whole."""
+    text = str(value)
+    if len(" ".join(text.split())) > MAX_STORED_TITLE_CHARS:
+        raise ValueError(f"the title is longer than {MAX_STORED_TITLE_CHARS} characters")
+    title = stored_title(text)
     if not title:
         raise ValueError("the title may not be empty")
-    if len(title) > MAX_STORED_TITLE_CHARS:
-        raise ValueError(f"the title is longer than {MAX_STORED_TITLE_CHARS} characters")
     return title
 
 

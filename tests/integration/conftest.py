@@ -1,9 +1,10 @@
-"""Fixtures the review page's tests share: a catalog with the brand the drafts name, and a
-store on the parametrized backend (file or S3). A module that needs another catalog or
-store defines its own fixture of the same name, which takes precedence."""
+"""Fixtures the review page's tests share: a catalog with the brand the drafts name, a store
+on the parametrized backend (file or S3), and the page served on them. A module that needs
+another defines its own fixture of the same name, which takes precedence."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,3 +26,12 @@ def engine(database_url: str) -> Engine:
 @pytest.fixture
 def store(store_url: str, tmp_path: Path) -> ObjectStore:
     return open_store(store_url, home=tmp_path)
+
+
+@pytest.fixture
+def site(engine: Engine, store: ObjectStore) -> Iterator[str]:
+    """The review page with one editor account (test_review_app.py: EDITOR), on loopback."""
+    from tests.integration.test_review_app import review_app, serve
+
+    with serve(review_app(engine, store)) as url:
+        yield url

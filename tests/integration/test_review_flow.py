@@ -10,11 +10,9 @@ from __future__ import annotations
 import io
 import random
 import re
-from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-import pytest
 from PIL import Image
 from sqlalchemy import Engine, text
 
@@ -22,21 +20,13 @@ from fashion_assets.storage import ObjectStore, object_key
 from tests.catalog_db import query
 from tests.integration.test_review_app import (
     CODE,
-    review_app,
     runway_draft,
-    serve,
     sign_in,
     status_of,
     token,
 )
 
 DRAFT_LINK = re.compile(r'<a class="open" href="/drafts/runway:(\d+)(?:\?([^"]*))?"')
-
-
-@pytest.fixture
-def site(engine: Engine, store: ObjectStore) -> Iterator[str]:
-    with serve(review_app(engine, store)) as url:
-        yield url
 
 
 def queue_ids(page: str) -> list[int]:
