@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from fashion_assets.domain.text import clean_text
+
 _SEPARATORS = re.compile(r"[\s\-_./,;:'’`&+]+")
 _SLUG_CHARS = re.compile(r"[^a-z0-9]+")
 MAX_NAME_CHARS = 200
@@ -39,9 +41,9 @@ def normalize_name(name: str) -> str:
 
 
 def clean_name(name: str) -> str:
-    """A source's spelling as it is kept: spacing collapsed, control characters gone, capped."""
-    printable = "".join(c for c in name if unicodedata.category(c)[0] != "C")
-    return " ".join(printable.split())[:MAX_NAME_CHARS]
+    """A source's spelling as it is kept: cleaned by the one rule for kept text
+    (``domain/text.py``), capped at ``MAX_NAME_CHARS``."""
+    return clean_text(name, MAX_NAME_CHARS)
 
 
 def name_slug(name: str) -> str:

@@ -14,6 +14,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Self
 
+from fashion_assets.domain.text import clean_text
+
 SEASONS = ("pre-fall", "pre-spring", "spring", "summer", "fall", "winter", "resort")
 COLLECTION_TYPES = ("ready-to-wear", "menswear", "couture", "bridal")
 DEFAULT_COLLECTION_TYPE = "ready-to-wear"
@@ -33,15 +35,6 @@ _SEASONS_NAMING_READY_TO_WEAR = frozenset({"spring", "fall"})
 _DASHES = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"))
 # Whitespace is tolerated, so these control characters count as spacing rather than garbage.
 _SPACING_CONTROLS = frozenset("\t\n\r")
-# Control characters (C0, C1, DEL) and lone surrogates, by Unicode category; and the
-# bidirectional overrides and isolates, invisible characters that reorder the text around
-# them (other format characters stay: some scripts and emoji need their joiners).
-_CONTROL = frozenset({"Cc", "Cs"})
-_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-# An ANSI/VT escape sequence: CSI (ESC [ ... final byte), OSC (ESC ] ... BEL or ESC \), or a
-# two-character escape; its printable tail would otherwise survive the control filter.
-_TERMINAL_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])"
-                              r"|\x9b[0-?]*[ -/]*[@-~]")
 _PLACE_PUNCTUATION = frozenset("-'’.")
 _YEAR = re.compile(r"(?<![0-9])[0-9]{4}(?![0-9])")
 _SLUG_CHARS = re.compile(r"[a-z0-9-]+")
@@ -49,15 +42,10 @@ _SLUG_CHARS = re.compile(r"[a-z0-9-]+")
 
 
 def stored_title(title: str) -> str:
-    """A title (or a name) as the catalog stores it, whatever source sent it: terminal
-    escape sequences and control characters removed (``\x1b[0m`` would recolour a terminal
-    that lists it, and means nothing on a page), whitespace folded, cut at
-    ``MAX_STORED_TITLE_CHARS``."""
-    text = _TERMINAL_ESCAPE.sub("", title)
-    text = "".join(" " if c in _SPACING_CONTROLS else c for c in text
-                   if c in _SPACING_CONTROLS
-                   or (unicodedata.category(c) not in _CONTROL and c not in _BIDI_CONTROLS))
-    return " ".join(text.split())[:MAX_STORED_TITLE_CHARS]
+    """A title as the catalog stores it, whatever source sent it: cleaned by the one rule for
+    kept text (``domain/text.py``), cut at ``MAX_STORED_TITLE_CHARS``."""
+    return clean_text(title, MAX_STORED_TITLE_CHARS)
+
 
 class TitleParseError(ValueError):
     """A show title (or season slug) that does not follow the show-naming grammar."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from fashion_assets.domain.names import clean_name
 from fashion_assets.domain.titles import (
     COLLECTION_TYPES,
     SEASONS,
@@ -319,3 +320,10 @@ def test_every_control_character_is_gone_from_a_stored_title() -> None:
     controls = "".join(chr(c) for c in (*range(0x20), *range(0x7f, 0xa0)))
     cleaned = stored_title(f"A{controls}B")
     assert cleaned in ("A B", "AB") and all(c.isprintable() for c in cleaned)
+
+
+@pytest.mark.parametrize("raw", ["Dries\x1b[0m Van Noten", "Maison\u202e Margiela", "Acne\tStudios",
+                                 "Ann\x00 Demeulemeester", "São\u200dPaulo"])
+def test_names_are_kept_by_the_same_rule_as_titles(raw: str) -> None:
+    assert clean_name(raw) == stored_title(raw)
+    assert "\x1b" not in clean_name(raw) and "\u202e" not in clean_name(raw)
