@@ -14,10 +14,9 @@ from sqlalchemy import Engine
 from fashion_assets.catalog import progress
 from fashion_assets.storage import ObjectStore, open_store
 from tests.integration.test_review_app import browser_sign_in, review_app, serve
-from tests.integration.test_review_browser import (  # noqa: F401 - fixtures
+from tests.integration.test_review_browser import (  # noqa: F401 - the driver fixture
     WAIT_S,
     driver,
-    engine,
     text_of,
 )
 
@@ -41,7 +40,7 @@ def _row_classes(browser: object, run_id: str) -> list[str] | None:
 
 
 def test_the_crawler_page_follows_a_crawl_by_itself(driver: object,  # noqa: F811
-                                                    engine: Engine,  # noqa: F811
+                                                    engine: Engine,
                                                     store: ObjectStore) -> None:
     from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
