@@ -27,13 +27,20 @@ def address_subject(address: str) -> str:
 def locked_seconds(engine: Engine, subjects: Sequence[str], now: datetime | None = None
                    ) -> float:
     """Seconds until every one of ``subjects`` may sign in again (0: now)."""
+    return max(locked_each(engine, subjects, now).values(), default=0.0)
+
+
+def locked_each(engine: Engine, subjects: Sequence[str], now: datetime | None = None
+                ) -> dict[str, float]:
+    """Seconds until each of ``subjects`` may sign in again (0: now), in one query."""
     now = now or utc_naive_now()
     with engine.connect() as conn:
         rows = conn.execute(text(
-            "SELECT failures, first_failure_at, locked_until FROM sign_in_failures"
+            "SELECT subject, failures, first_failure_at, locked_until FROM sign_in_failures"
             " WHERE subject IN :subjects").bindparams(bindparam("subjects", expanding=True)),
             {"subjects": list(subjects)}).all()
-    return max((locked_for(_failures(row), now) for row in rows), default=0.0)
+    found = {row.subject: locked_for(_failures(row), now) for row in rows}
+    return {subject: found.get(subject, 0.0) for subject in subjects}
 
 
 def record_failure(engine: Engine, subject: str, limit: int, rules: SignInLimits,

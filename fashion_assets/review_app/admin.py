@@ -21,7 +21,7 @@ from fashion_assets.catalog.editors import (
     set_disabled,
     set_password,
 )
-from fashion_assets.catalog.sign_ins import account_subject, clear_failures, locked_seconds
+from fashion_assets.catalog.sign_ins import account_subject, clear_failures, locked_each
 from fashion_assets.domain.passwords import WeakPassword
 from fashion_assets.review_app.access import Access
 
@@ -52,8 +52,9 @@ class EditorAdmin:
         if refused:
             return refused
         editors = await run_in_threadpool(list_editors, self.engine)
-        locked = await run_in_threadpool(lambda: {
-            e.name: locked_seconds(self.engine, [account_subject(e.name)]) for e in editors})
+        waits = await run_in_threadpool(
+            locked_each, self.engine, [account_subject(e.name) for e in editors])
+        locked = {e.name: waits[account_subject(e.name)] for e in editors}
         return self.access.renderer.render(request, "editors.html", editors=editors,
                                            locked=locked)
 

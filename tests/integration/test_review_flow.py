@@ -16,6 +16,7 @@ import httpx
 from PIL import Image
 from sqlalchemy import Engine, text
 
+from fashion_assets.domain.review import QUEUE_SORTS
 from fashion_assets.storage import ObjectStore, object_key
 from tests.catalog_db import query
 from tests.integration.test_review_app import (
@@ -74,6 +75,9 @@ def test_the_queue_has_headers_and_sorts_by_them(site: str, engine: Engine,
     assert queue_ids(client.get("/?sort=-photos").text) == [many, few, none]
     assert queue_ids(client.get("/?sort=title").text) == [many, few, none]
     assert 'href="/?sort=-photos"' in client.get("/?sort=photos").text  # click again: reverse
+    for sort in QUEUE_SORTS:  # every order the domain names, the catalog can list
+        for order in (sort, f"-{sort}"):
+            assert sorted(queue_ids(client.get(f"/?sort={order}").text)) == [few, many, none]
     assert "no photos" in page and "3 drafts" in page
     for bad in ("sort=size", "sort=--title", "kind=catwalk", "status=lost", "offset=-1"):
         assert client.get(f"/?{bad}").status_code == 400, bad
