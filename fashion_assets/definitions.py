@@ -1,6 +1,8 @@
 """The code location: each domain's ``Definitions`` (runway, street style, catalog and
-review, operations) merged, with the resources of every source of the registry."""
+review, operations) merged, with the resources of every source of the registry and the
+executor the environment names (``execution.py``)."""
 
+import os
 from collections.abc import Mapping, Sequence
 
 from dagster import Definitions, colored_console_logger
@@ -9,6 +11,7 @@ from fashion_assets.domains.catalog import catalog_definitions
 from fashion_assets.domains.operations import operations_definitions
 from fashion_assets.domains.runway import runway_definitions
 from fashion_assets.domains.street import street_definitions
+from fashion_assets.execution import step_executor
 from fashion_assets.progress import progress_logger
 from fashion_assets.resources import resources_from_env
 from fashion_assets.sources.registry import SOURCES, Source
@@ -18,6 +21,7 @@ def build_definitions(env: Mapping[str, str] | None = None,
                       sources: Sequence[Source] = SOURCES) -> Definitions:
     """The definitions with resources configured from ``env`` (default: os.environ), for
     the registry's sources (a test adds its own source here)."""
+    executor = step_executor(os.environ if env is None else env)
     return Definitions.merge(
         runway_definitions(env, sources),
         street_definitions(),
@@ -27,7 +31,10 @@ def build_definitions(env: Mapping[str, str] | None = None,
             resources=resources_from_env(env, sources),
             # A run whose config names no logger logs as Dagster's default (the console at
             # DEBUG); the CLI names "progress" to print only the crawl's own lines.
-            loggers={"console": colored_console_logger, "progress": progress_logger}),
+            loggers={"console": colored_console_logger, "progress": progress_logger},
+            # Every job's steps: on Celery workers when FASHION_CELERY_CONFIG names the
+            # executor's file, else Dagster's default (a process per step on the run's host).
+            **({"executor": executor} if executor is not None else {})),
     )
 
 

@@ -142,6 +142,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_HEAL_CRON", "15 * * * *", "When store_heal_schedule runs a tick of the "
             "store heal (cron, UTC): hourly by default, so a million photos are all checked "
             "about every two days."),
+    Setting("FASHION_CELERY_CONFIG", "", "A Celery executor's YAML (deploy/celery.yaml): "
+            "the steps of every run the daemon launches go to Celery workers through its "
+            "broker. Empty: each step is a process on the run's host. `fashion-assets crawl` "
+            "always runs in its own processes (docs/operations.md)."),
     Setting("FASHION_REVIEW_URL", "http://127.0.0.1:8810", "Where editors reach the review "
             "page; promotion metadata shows thumbnails and links through it."),
     Setting("FASHION_REVIEW_HOSTS", "", "Comma-separated host names the review page answers "
