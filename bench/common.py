@@ -79,14 +79,19 @@ class Replica:
 
 
 @contextmanager
-def replica(brands: int, shows: int, photos: int, *, seed: int = 0) -> Iterator[Replica]:
-    """A warm replica (every photo encoded before it answers), no hostile brands."""
+def replica(brands: int, shows: int, photos: int, *, seed: int = 0,
+            archive_fraction: float | None = None) -> Iterator[Replica]:
+    """A warm replica (every photo encoded before it answers), no hostile brands; with
+    ``archive_fraction``, that part of the archive-shaped replica instead (photos drawn on
+    request: they are small), ``brands`` and ``shows`` unused."""
+    shape = (["--brands", str(brands), "--shows", str(shows), "--no-hostile", "--warm"]
+             if archive_fraction is None else
+             ["--archive", str(ROOT / "tests" / "data"), "--fraction", str(archive_fraction)])
     process = subprocess.Popen(
         # Every origin on a free port, so a replica already serving the defaults is no clash.
         [str(BIN / "fashion-assets"), "replica", "serve", "--port", "0", "--cdn-port", "0",
          "--impression-port", "0", "--impression-cdn-port", "0",
-         "--brands", str(brands), "--shows", str(shows), "--photos", str(photos),
-         "--seed", str(seed), "--no-hostile", "--warm"],
+         "--photos", str(photos), "--seed", str(seed), *shape],
         env={**os.environ, **checkout_env()}, stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL, text=True)
     try:
@@ -116,11 +121,20 @@ class Measured:
     returncode: int
     stdout: str
     stderr_tail: str
+    # CPU seconds (user and system) of the command's process tree, every process counted as
+    # last sampled (up to a sampling interval of a process's last moments is missed).
+    cpu_s: float = 0.0
+    # The peak of each minute, in MB, from the first minute on.
+    peak_mb_by_minute: tuple[float, ...] = ()
 
 
 def measure(command: list[str], env: Mapping[str, str], cwd: Path | None = None) -> Measured:
     """Run ``command`` (this checkout's code first on its path) to completion, sampling the
-    PSS of its process tree."""
+    PSS and the CPU time of its process tree.
+
+    The CPU time is sampled too, process by process: the crawl's workers are forked by a
+    fork server that nobody waits for, so the kernel's accounting of waited-for children
+    (``RUSAGE_CHILDREN``) never sees them."""
     started = time.perf_counter()
     process = subprocess.Popen(command, env={**os.environ, **checkout_env(), **env}, cwd=cwd,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -129,7 +143,8 @@ def measure(command: list[str], env: Mapping[str, str], cwd: Path | None = None)
     stdout, stderr = process.communicate()
     wall = time.perf_counter() - started
     sampler.stop()
-    return Measured(wall, sampler.peak_kb / 1024, process.returncode, stdout, stderr[-4000:])
+    return Measured(wall, sampler.peak_kb / 1024, process.returncode, stdout, stderr[-4000:],
+                    sampler.cpu_s, tuple(kb / 1024 for kb in sampler.by_minute))
 
 
 class _PeakPss(threading.Thread):
@@ -138,11 +153,28 @@ class _PeakPss(threading.Thread):
         self.pid = pid
         self.interval_s = interval_s
         self.peak_kb = 0
+        self.by_minute: list[int] = []
+        self._cpu_ticks: dict[tuple[int, int], int] = {}  # (pid, start time): CPU ticks
         self._done = threading.Event()
 
+    @property
+    def cpu_s(self) -> float:
+        return sum(self._cpu_ticks.values()) / os.sysconf("SC_CLK_TCK")
+
     def run(self) -> None:
+        started = time.monotonic()
         while not self._done.is_set():
-            self.peak_kb = max(self.peak_kb, sum(_pss_kb(p) for p in _tree(self.pid)))
+            tree = _tree(self.pid)
+            for pid in tree:
+                ticks = _cpu_ticks(pid)
+                if ticks is not None:
+                    self._cpu_ticks[(pid, ticks[0])] = ticks[1]
+            kb = sum(_pss_kb(p) for p in tree)
+            self.peak_kb = max(self.peak_kb, kb)
+            minute = int((time.monotonic() - started) // 60)
+            if minute >= len(self.by_minute):
+                self.by_minute.extend([0] * (minute + 1 - len(self.by_minute)))
+            self.by_minute[minute] = max(self.by_minute[minute], kb)
             self._done.wait(self.interval_s)
 
     def stop(self) -> None:
@@ -168,6 +200,17 @@ def _tree(root: int) -> list[int]:
             pids.extend(children)
             frontier.extend(children)
     return pids
+
+
+def _cpu_ticks(pid: int) -> tuple[int, int] | None:
+    """A process's start time and the CPU ticks (user and system) it used, from its stat."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    # After the command's name: state is field 3, utime 14, stime 15, starttime 22.
+    return int(fields[19]), int(fields[11]) + int(fields[12])
 
 
 def _pss_kb(pid: int) -> int:

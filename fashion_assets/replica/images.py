@@ -95,7 +95,7 @@ def photo_body(photo: ReplicaPhoto) -> bytes:
         return _bomb_png(photo.photo_id)
     if fault == "webp_bomb":
         return _bomb_webp()
-    image = _encoded(photo.photo_id, photo.format)
+    image = _encoded(photo.photo_id, photo.format, photo.pixels or IMAGE_SIZE)
     if fault in _HALVED_FAULTS:
         return image[: len(image) // 2]
     if fault == "webp_trailing_junk":
@@ -135,18 +135,23 @@ def _grain() -> Image.Image:
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def _encoded(photo_id: str, image_format: str) -> bytes:
-    """Draw a pattern seeded by the photo id, so every photo's pixels (and bytes) differ."""
+def _encoded(photo_id: str, image_format: str, size: tuple[int, int] = IMAGE_SIZE) -> bytes:
+    """Draw a pattern seeded by the photo id, so every photo's pixels (and bytes) differ.
+
+    At the usual size the pattern gets shapes and grain, for a photo-like JPEG of about 5 KB;
+    a smaller size (the archive-shaped replica's) is the smooth gradient alone: a few hundred
+    bytes, encoded in a tenth of a millisecond, so a million of them cost little."""
     rng = random.Random(int(photo_id, 16))
-    width, height = IMAGE_SIZE
     image = Image.frombytes("RGB", (3, 4), rng.randbytes(3 * 4 * 3))
-    image = image.resize(IMAGE_SIZE, Image.Resampling.BILINEAR)
-    draw = ImageDraw.Draw(image)
-    for _ in range(6):
-        x, y = rng.randrange(width), rng.randrange(height)
-        box = (x, y, x + rng.randrange(8, 40), y + rng.randrange(8, 50))
-        draw.ellipse(box, fill=(rng.randrange(256), rng.randrange(256), rng.randrange(256)))
-    image = Image.blend(image, _grain(), 0.12)
+    image = image.resize(size, Image.Resampling.BILINEAR)
+    if size == IMAGE_SIZE:
+        width, height = size
+        draw = ImageDraw.Draw(image)
+        for _ in range(6):
+            x, y = rng.randrange(width), rng.randrange(height)
+            box = (x, y, x + rng.randrange(8, 40), y + rng.randrange(8, 50))
+            draw.ellipse(box, fill=(rng.randrange(256), rng.randrange(256), rng.randrange(256)))
+        image = Image.blend(image, _grain(), 0.12)
     out = io.BytesIO()
     if image_format == "jpeg":
         image.save(out, "JPEG", quality=85)

@@ -266,21 +266,17 @@ def start_replica(
 
 
 def serve_forever(
+    site: ReplicaSite,
     *,
     host: str = "127.0.0.1",
     port: int = 0,
     cdn_port: int = 0,
     impression_port: int = 0,
     impression_cdn_port: int = 0,
-    brands: int = 3,
-    shows: int = 4,
-    photos: int = 12,
-    seed: int = 0,
-    hostile: bool = True,
     warm: bool = False,
     announce: Callable[[ReplicaServer], None] | None = None,
 ) -> None:
-    """Serve a replica until SIGTERM or SIGINT, for a crawler or benchmark in another process.
+    """Serve ``site`` until SIGTERM or SIGINT, for a crawler or benchmark in another process.
 
     Prints ``{"base_url": ..., "cdn_url": ..., "impression_url": ...,
     "impression_cdn_url": ...}`` as one flushed JSON line once every socket listens, so the
@@ -288,9 +284,6 @@ def serve_forever(
     encodes every photo before that line. Call it from
     the main thread (signal handlers can only be installed there).
     """
-    site = build_site(
-        brands=brands, shows_per_brand=shows, photos_per_show=photos, seed=seed, hostile=hostile
-    )
     if warm:
         warm_photos(site)
     stopped = threading.Event()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -185,6 +186,9 @@ class ReplicaPhoto:
     format: str
     widths: tuple[int, ...]
     fault: str | None = None
+    # Width and height of its image; None: the replica's usual 96 x 128 (``images.py``).
+    # The archive-shaped replica serves smaller ones, so a million of them stay cheap.
+    pixels: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -246,6 +250,7 @@ class _BrandContext:
     slug: str
     name: str
     rng: random.Random
+    pixels: tuple[int, int] | None = None
 
 
 def build_brands(*, brands: int, shows_per_brand: int, photos_per_show: int, seed: int,
@@ -278,8 +283,18 @@ def _brand_identity(index: int) -> tuple[str, str]:
     return f"Atelier {number}", f"atelier-{number}"
 
 
-def _context(seed: int, name: str, slug: str) -> _BrandContext:
-    return _BrandContext(seed, slug, name, random.Random(f"{seed}/{slug}"))
+def _context(seed: int, name: str, slug: str, pixels: tuple[int, int] | None = None
+             ) -> _BrandContext:
+    return _BrandContext(seed, slug, name, random.Random(f"{seed}/{slug}"), pixels)
+
+
+def brand_with_titles(seed: int, name: str, slug: str, titles: Sequence[tuple[date, str]],
+                      photos_per_show: int, pixels: tuple[int, int] | None = None
+                      ) -> ReplicaBrand:
+    """A brand that showed ``titles`` (dates and titles, newest first), each show with
+    about ``photos_per_show`` looks of ``pixels`` (None: the usual size), built as every
+    replica brand is: the archive-shaped replica (``archive.py``) gives the real titles."""
+    return _brand_of(_context(seed, name, slug, pixels), titles, photos_per_show)
 
 
 def _bio(name: str) -> str:
@@ -290,7 +305,11 @@ def _bio(name: str) -> str:
 
 
 def _normal_brand(ctx: _BrandContext, shows: int, photos_per_show: int) -> ReplicaBrand:
-    titles = _pick_titles(ctx.rng, shows)
+    return _brand_of(ctx, _pick_titles(ctx.rng, shows), photos_per_show)
+
+
+def _brand_of(ctx: _BrandContext, titles: Sequence[tuple[date, str]], photos_per_show: int
+              ) -> ReplicaBrand:
     deltas = _paired_deltas(ctx.rng, len(titles), min(3, photos_per_show // 4))
     built = []
     for index, ((event_date, title), delta) in enumerate(zip(titles, deltas, strict=True)):
@@ -377,7 +396,7 @@ def _photo(
     image_format = _FAULT_FORMATS.get(fault or "", image_format)
     file_name = _FAULT_FILE_NAMES.get(fault or "", file_name)
     widths = _ALL_WIDTHS if ctx.rng.random() < 0.7 else _SHORT_WIDTHS
-    return ReplicaPhoto(photo_id, file_name, image_format, widths, fault)
+    return ReplicaPhoto(photo_id, file_name, image_format, widths, fault, ctx.pixels)
 
 
 def _show(
