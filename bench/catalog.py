@@ -182,9 +182,11 @@ def bench_coverage_tick(shows: int, incomplete: int, ticks: int) -> list[str]:
     from dagster import DagsterInstance, build_sensor_context
 
     from fashion_assets.catalog.coverage import coverage_report
+    from fashion_assets.definitions import build_definitions
     from fashion_assets.domain.coverage import CoverageRules
     from fashion_assets.resources import resources_from_env
-    from fashion_assets.sensors.coverage import coverage_sensor
+
+    coverage_sensor = build_definitions({}).resolve_sensor_def("coverage_sensor")
 
     with fresh_postgres_database(PG_ADMIN_URL, prefix="fa_bench") as url:
         engine = catalog_engine(url)

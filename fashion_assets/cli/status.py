@@ -16,9 +16,12 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable status.")
-def status(as_json: bool) -> None:
+@click.option("--store", "count_store", is_flag=True,
+              help="Also count the objects and bytes in the store (lists all of it: slow on "
+                   "a big store, minutes on an archive in S3).")
+def status(as_json: bool, count_store: bool) -> None:
     """The crawler's status line and progress, then brands, shows, drafts by status, photos
-    stored, objects and bytes in the store."""
+    stored, and with --store the objects and bytes in the store."""
     from fashion_assets.status import catalog_status, crawler_status
 
     engine = catalog_engine()
@@ -26,7 +29,8 @@ def status(as_json: bool) -> None:
         crawler = crawler_status(engine, instance)
     if note:
         crawler["queue_note"] = note
-    report = catalog_status(engine, settings.store_url(), settings.home_dir())
+    report = catalog_status(engine, settings.store_url(), settings.home_dir(),
+                            count_store=count_store)
     automation = _automation(engine)
     if as_json:
         echo_json({**report, "crawler": crawler, **automation})
@@ -36,8 +40,10 @@ def status(as_json: bool) -> None:
     _echo_crawls(crawler)
     _echo_automation(automation)
     click.echo(f"catalog: {report['database']}")
-    click.echo(f"store:   {report['store']['url']} - {report['store']['objects']} objects, "
-               f"{report['store']['bytes']:,} bytes")
+    store = report["store"]
+    click.echo(f"store:   {store['url']} - " + (
+        f"{store['objects']} objects, {store['bytes']:,} bytes" if count_store
+        else f"not counted ({program()} status --store counts its objects)"))
     click.echo(f"brands {report['brands']}, shows {report['shows']}, drafts "
                + ", ".join(f"{k} {v}" for k, v in report["drafts"].items())
                + f", photos in drafts {report['draft_images']}")
