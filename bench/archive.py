@@ -1,6 +1,7 @@
 """The pipeline at the archive's size: Vogue Runway's shape, crawled and re-crawled (issue 19).
 
-    python -m bench.archive [--fraction 0.05] [--photos 40] [--write]
+    python -m bench.archive [--fraction 0.05] [--photos 40] [--write] [--save FILE]
+    python -m bench.archive --report FILE [--write]
 
 The archive-shaped replica (``fashion-assets replica serve --archive tests/data``: every
 designer and show of the real listings, ``--photos`` small looks a show) serves in its own
@@ -21,13 +22,16 @@ store, as a team would start:
    promotion sensor's tick, the promotion of every draft, and the coverage tick again.
 
 The figures go to the terminal, and with ``--write`` to docs/archive-benchmarks.md (a section
-per fraction).
+per fraction). ``--save`` keeps the measurements (a pickle, rewritten after every phase) so
+that a two-hour run of the whole archive is not lost to a later phase's failure, and
+``--report`` writes the figures again from them without crawling.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import statistics
 import tempfile
 import time
@@ -163,7 +167,15 @@ def catalog_figures(catalog: str, env: dict[str, str], store_url: str, home: Pat
     return figures
 
 
-def run_archive(fraction: float, photos: int) -> dict[str, Any]:
+def run_archive(fraction: float, photos: int, save: Path | None = None) -> dict[str, Any]:
+    result: dict[str, Any] = {"fraction": fraction, "photos_per_show": photos,
+                              "machine": machine()}
+
+    def keep(**measured: Any) -> None:
+        result.update(measured)
+        if save:
+            save.write_bytes(pickle.dumps(result))
+
     with tempfile.TemporaryDirectory(prefix="fa-archive-") as folder, \
             replica(0, 0, photos, archive_fraction=fraction) as server, \
             fresh_database() as catalog:
@@ -172,25 +184,37 @@ def run_archive(fraction: float, photos: int) -> dict[str, Any]:
                "FASHION_STORE_URL": "", **POLITE.fashion_assets_env(), **server.env()}
         print(f"archive replica: {len(server.brands)} designers", flush=True)
         discovery = run_command(server, ["brands", "discover", "--json"], env)
+        keep(designers=len(server.brands), discovery=discovery)
         print(f"discovery: {discovery.measured.wall_s:.0f} s", flush=True)
         first = run_command(server, ["crawl", "--all", "--json"], env)
         print(f"first crawl: {first.measured.wall_s:.0f} s", flush=True)
         drafted = query(catalog, "SELECT count(*), COALESCE(sum(stored_images), 0) FROM "
                         "brand_runway_drafts")[0]
-        first_outcomes, first_sizes = outcomes(catalog), sizes(catalog, home)
+        keep(first=first, drafts=drafted[0], photos=drafted[1], outcomes=outcomes(catalog),
+             sizes=sizes(catalog, home))
         again = run_command(server, ["crawl", "--all", "--json"], env)
+        keep(again=again)
         print(f"re-crawl: {again.measured.wall_s:.0f} s, {again.requests} requests", flush=True)
         status = measure([str(BIN / "fashion-assets"), "status"], env)
+        keep(status_command_s=status.wall_s)
         figures = catalog_figures(catalog, env, f"file://{home / 'objects'}", home)
+        keep(catalog=figures)
         print(f"catalog: {figures}", flush=True)
         sample = [slug for slug in server.brands if in_fraction(slug, SCRAPY_SAMPLE)]
         peer = scrapy_crawl(replace(server, brands=sample), Path(folder) / "scrapy", POLITE)
+        keep(peer=peer, sample=len(sample))
         print(f"Scrapy, {len(sample)} designers: {peer.measured.wall_s:.0f} s", flush=True)
-    return {"fraction": fraction, "photos_per_show": photos, "designers": len(server.brands),
-            "discovery": discovery, "first": first, "again": again, "drafts": drafted[0],
-            "photos": drafted[1], "outcomes": first_outcomes, "sizes": first_sizes,
-            "peer": peer, "sample": len(sample), "machine": machine(),
-            "status_command_s": status.wall_s, "catalog": figures}
+    return result
+
+
+def _every_few(minutes: tuple[float, ...], most: int = 13) -> tuple[int, tuple[float, ...]]:
+    """At most ``most`` of the minutes' peaks, every few minutes and the last: how many
+    minutes apart they are, and the peaks. A two-hour crawl's 120 are too many to read."""
+    apart = max(1, -(-(len(minutes) - 1) // (most - 1))) if len(minutes) > most else 1
+    picked = minutes[::apart]
+    if (len(minutes) - 1) % apart:
+        picked += minutes[-1:]
+    return apart, picked
 
 
 def _per_thousand(cpu_s: float, photos: int) -> float:
@@ -205,6 +229,7 @@ def report(r: dict[str, Any]) -> str:
     # shown beside it: the workers' first batch warms their caches (about 25 MB each, once).
     drift = (minutes[-1] - minutes[0]) / minutes[0] if minutes else float("nan")
     highest = (max(minutes) - minutes[0]) / minutes[0] if minutes else float("nan")
+    apart, shown = _every_few(minutes)
     share = again.requests / first.requests
     recorded = sum(r["outcomes"].values())
     found = r["discovery"].output or {}
@@ -234,8 +259,9 @@ def report(r: dict[str, Any]) -> str:
         f"| Scrapy, {r['sample']} designers (a 5% sample), same politeness: CPU s per 1,000 "
         f"photos | {_per_thousand(peer.measured.cpu_s, peer.photos):.2f} ({peer.photos:,} "
         f"photos in {peer.measured.wall_s:.0f} s) |",
-        f"| first crawl: peak memory by minute, MB | "
-        f"{', '.join(f'{m:.0f}' for m in minutes)} |",
+        f"| first crawl: peak memory "
+        f"{'by minute' if apart == 1 else f'every {apart} minutes and the last minute'}, "
+        f"MB | {', '.join(f'{m:.0f}' for m in shown)} |",
         f"| first crawl: memory, last minute's peak against the first's (the highest's) | "
         f"{drift:+.1%} ({highest:+.1%}): "
         f"{'within' if abs(drift) <= MEMORY_DRIFT else 'NOT within'} {MEMORY_DRIFT:.0%} |",
@@ -266,11 +292,16 @@ def main() -> None:
     parser.add_argument("--photos", type=int, default=40)
     parser.add_argument("--write", action="store_true",
                         help="put the figures in docs/archive-benchmarks.md")
+    parser.add_argument("--save", type=Path, help="keep the measurements in this file")
+    parser.add_argument("--report", type=Path,
+                        help="report the measurements a --save kept, without crawling")
     args = parser.parse_args()
-    text = report(run_archive(args.fraction, args.photos))
+    measured = (pickle.loads(args.report.read_bytes()) if args.report
+                else run_archive(args.fraction, args.photos, args.save))
+    text = report(measured)
     print(text)
     if args.write:
-        heading = f"First crawl and re-crawl, {args.fraction:.0%} of the archive"
+        heading = f"First crawl and re-crawl, {measured['fraction']:.0%} of the archive"
         write_sections({heading: text}, DOC)
         print(f"wrote the {heading!r} section of {DOC}")
 
