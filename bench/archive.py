@@ -1,6 +1,7 @@
 """The pipeline at the archive's size: Vogue Runway's shape, crawled and re-crawled (issue 19).
 
-    python -m bench.archive [--fraction 0.05] [--photos 40] [--write] [--save FILE]
+    python -m bench.archive [--fraction 0.05] [--photos 40] [--recrawl-batches N,N]
+                            [--write] [--save FILE]
     python -m bench.archive --report FILE [--write]
 
 The archive-shaped replica (``fashion-assets replica serve --archive tests/data``: every
@@ -16,7 +17,9 @@ store, as a team would start:
 3. beside it, Scrapy's files pipeline on a 5% sample of the same replica's designers, with
    the same politeness (``bench/run.py``'s equal pace): its CPU seconds per 1,000 photos;
 4. ``fashion-assets crawl --all`` again (the no-change re-crawl): its requests against the
-   first crawl's, and its wall time;
+   first crawl's, its wall time, and what of it lies beyond the page delay's floor per run;
+   with ``--recrawl-batches 1,100``, again at each of those ``FASHION_CRAWL_BATCH_BRANDS``
+   (what batching does to Dagster's per-run overhead);
 5. with every show in the catalog: the coverage sensor's tick, the review queue's first
    page, the ``/crawler`` page and ``fashion-assets status``; then every draft approved, the
    promotion sensor's tick, the promotion of every draft, and the coverage tick again.
@@ -32,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
-import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -42,16 +44,19 @@ from typing import Any
 
 from bench.common import (
     BIN,
+    MEDIAN_OF,
     Measured,
     Replica,
     fresh_database,
     machine,
     measure,
+    median_ms,
     replica,
 )
 from bench.reliability import write_sections
 from bench.run import POLITE, scrapy_crawl
 from fashion_assets.replica.archive import in_fraction
+from fashion_assets.settings import setting
 from fashion_assets.storage import open_store
 from tests.catalog_db import query
 
@@ -59,7 +64,6 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "archive-benchmarks.md"
 SCRAPY_SAMPLE = 0.05
 RECRAWL_SHARE = 0.01  # the issue's bound: a no-change re-crawl under 1% of the requests
 MEMORY_DRIFT = 0.10  # the issue's bound: memory within 10% from the first minute to the last
-TICKS = 5  # evaluations of each tick and requests of each page; the median is reported
 
 
 @dataclass(frozen=True)
@@ -100,15 +104,6 @@ def sizes(catalog: str, home: Path) -> dict[str, float]:
             "objects": store.objects}
 
 
-def _median_ms(action: Callable[[], object], times: int = TICKS) -> float:
-    samples = []
-    for _ in range(times):
-        started = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples) * 1000
-
-
 def catalog_figures(catalog: str, env: dict[str, str], store_url: str, home: Path
                     ) -> dict[str, Any]:
     """With every show of the crawl in the catalog: the coverage sensor's tick, the
@@ -147,27 +142,28 @@ def catalog_figures(catalog: str, env: dict[str, str], store_url: str, home: Pat
         return evaluate
 
     figures: dict[str, Any] = {"drafts": drafts}
-    figures["coverage_tick_ms"] = _median_ms(tick("coverage_sensor"))
+    figures["coverage_tick_ms"] = median_ms(tick("coverage_sensor"))
     store = open_store(store_url, home=home)
     with serve(review_app(engine, store)) as url:
         client = sign_in(url)
-        figures["queue_ms"] = _median_ms(lambda: client.get("/").raise_for_status())
-        figures["crawler_ms"] = _median_ms(lambda: client.get("/crawler").raise_for_status())
-    figures["status_ms"] = _median_ms(lambda: (catalog_status(engine, store_url, home),
+        figures["queue_ms"] = median_ms(lambda: client.get("/").raise_for_status())
+        figures["crawler_ms"] = median_ms(lambda: client.get("/crawler").raise_for_status())
+    figures["status_ms"] = median_ms(lambda: (catalog_status(engine, store_url, home),
                                                crawler_status(engine)))
     with engine.begin() as conn:
         conn.execute(text("UPDATE brand_runway_drafts SET status = 'approved'"))
-    figures["promotion_tick_ms"] = _median_ms(tick("approved_drafts_sensor"))
+    figures["promotion_tick_ms"] = median_ms(tick("approved_drafts_sensor"))
     started = time.perf_counter()
     result = promote(engine, RUNWAY)
     figures["promotion_s"] = time.perf_counter() - started
     figures["entries"] = result.entries_created
-    figures["coverage_tick_promoted_ms"] = _median_ms(tick("coverage_sensor"))
+    figures["coverage_tick_promoted_ms"] = median_ms(tick("coverage_sensor"))
     engine.dispose()
     return figures
 
 
-def run_archive(fraction: float, photos: int, save: Path | None = None) -> dict[str, Any]:
+def run_archive(fraction: float, photos: int, save: Path | None = None,
+                recrawl_batches: tuple[int, ...] = ()) -> dict[str, Any]:
     result: dict[str, Any] = {"fraction": fraction, "photos_per_show": photos,
                               "machine": machine()}
 
@@ -195,6 +191,13 @@ def run_archive(fraction: float, photos: int, save: Path | None = None) -> dict[
         again = run_command(server, ["crawl", "--all", "--json"], env)
         keep(again=again)
         print(f"re-crawl: {again.measured.wall_s:.0f} s, {again.requests} requests", flush=True)
+        batched: list[tuple[int, Step]] = []
+        for size in recrawl_batches:
+            batched.append((size, run_command(server, ["crawl", "--all", "--json"],
+                                              {**env, "FASHION_CRAWL_BATCH_BRANDS": str(size)})))
+            keep(batched=batched)
+            print(f"re-crawl, {size} brands a run: {batched[-1][1].measured.wall_s:.0f} s",
+                  flush=True)
         status = measure([str(BIN / "fashion-assets"), "status"], env)
         keep(status_command_s=status.wall_s)
         figures = catalog_figures(catalog, env, f"file://{home / 'objects'}", home)
@@ -215,6 +218,33 @@ def _every_few(minutes: tuple[float, ...], most: int = 13) -> tuple[int, tuple[f
     if (len(minutes) - 1) % apart:
         picked += minutes[-1:]
     return apart, picked
+
+
+def recrawl_rows(r: dict[str, Any]) -> list[str]:
+    """The no-change re-crawl at each batch size measured (runs, requests, wall time), and
+    what a run costs beyond its pages: the wall time each run adds, from the most runs
+    against the fewest (both wait for the same pages, one page budget for the site), and
+    that cost's share of the default re-crawl."""
+    default = int(setting({}, "FASHION_CRAWL_BATCH_BRANDS"))
+    measured = [(default, r["again"]), *r.get("batched", [])]
+    runs = {size: len(step.output["crawls"]) for size, step in measured}
+    rows = [f"| no-change re-crawl, {size} brand{'s' * (size != 1)} a run"
+            f"{' (the default)' * (size == default)}: runs, requests, wall time | "
+            f"{runs[size]:,}, {step.requests:,}, {step.measured.wall_s:,.0f} s |"
+            for size, step in measured]
+    most = max(measured, key=lambda m: runs[m[0]])
+    fewest = min(measured, key=lambda m: runs[m[0]])
+    if runs[most[0]] > runs[fewest[0]]:
+        per_run = ((most[1].measured.wall_s - fewest[1].measured.wall_s)
+                   / (runs[most[0]] - runs[fewest[0]]))
+        share = per_run * runs[default] / r["again"].measured.wall_s
+        rows.append(f"| no-change re-crawl: wall time a run adds ({most[0]} against {fewest[0]}"
+                    f" brands a run); its share of the default re-crawl | {per_run:.2f} s; "
+                    f"{share:.0%} |")
+    floor = r["again"].pages * POLITE.page_delay_s
+    rows.append(f"| no-change re-crawl: the page delay's floor ({r['again'].pages:,} pages at "
+                f"{POLITE.page_delay_s:g} s) | {floor:,.0f} s |")
+    return rows
 
 
 def _per_thousand(cpu_s: float, photos: int) -> float:
@@ -270,10 +300,10 @@ def report(r: dict[str, Any]) -> str:
         f"| no-change re-crawl: requests, share of the first crawl's | {again.requests:,}, "
         f"{share:.2%} ({'under' if share < RECRAWL_SHARE else 'NOT under'} "
         f"{RECRAWL_SHARE:.0%}) |",
-        f"| no-change re-crawl: wall time | {again.measured.wall_s:,.0f} s |",
-        f"| `coverage_sensor` tick, {c['drafts']:,} drafts pending (median of {TICKS}) | "
+        *recrawl_rows(r),
+        f"| `coverage_sensor` tick, {c['drafts']:,} drafts pending (median of {MEDIAN_OF}) | "
         f"{c['coverage_tick_ms']:.0f} ms |",
-        f"| review queue, first page; `/crawler` page (HTTP, median of {TICKS}) | "
+        f"| review queue, first page; `/crawler` page (HTTP, median of {MEDIAN_OF}) | "
         f"{c['queue_ms']:.0f} ms; {c['crawler_ms']:.0f} ms |",
         f"| `fashion-assets status`: its report; the whole command | {c['status_ms']:.0f} ms; "
         f"{r['status_command_s']:.1f} s |",
@@ -292,12 +322,15 @@ def main() -> None:
     parser.add_argument("--photos", type=int, default=40)
     parser.add_argument("--write", action="store_true",
                         help="put the figures in docs/archive-benchmarks.md")
+    parser.add_argument("--recrawl-batches", type=lambda v: tuple(map(int, v.split(","))),
+                        default=(), metavar="N,N",
+                        help="re-crawl again with each of these FASHION_CRAWL_BATCH_BRANDS")
     parser.add_argument("--save", type=Path, help="keep the measurements in this file")
     parser.add_argument("--report", type=Path,
                         help="report the measurements a --save kept, without crawling")
     args = parser.parse_args()
     measured = (pickle.loads(args.report.read_bytes()) if args.report
-                else run_archive(args.fraction, args.photos, args.save))
+                else run_archive(args.fraction, args.photos, args.save, args.recrawl_batches))
     text = report(measured)
     print(text)
     if args.write:

@@ -34,6 +34,7 @@ from typing import Any
 
 from bench.common import PG_ADMIN_URL, Replica, fresh_database, machine, measure, replica
 from bench.reliability import write_sections
+from bench.run import s3_env
 from bench.topology import Topology, dagster_pg_env, rabbitmq_vhost, wait_for
 from fashion_assets.sources.registry import VOGUE
 from fashion_assets.storage import S3Store
@@ -45,11 +46,6 @@ SECTION = "Figures: one and two Celery workers"
 CRAWL_DEADLINE_S = 1800
 assert VOGUE.runway_names is not None
 CRAWL_JOB = VOGUE.runway_names.crawl_job
-AWS = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-       "AWS_DEFAULT_REGION": "us-east-1", "AWS_CONFIG_FILE": "/nonexistent",
-       "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent"}
-
-
 @dataclass(frozen=True)
 class Crawl:
     """One measured crawl of every brand."""
@@ -73,8 +69,7 @@ class Crawl:
 def store_env(s3_endpoint: str, work: Path) -> dict[str, str]:
     bucket = f"bench-{work.name}".lower()
     S3Store(bucket, endpoint_url=s3_endpoint).ensure_bucket()
-    return {"FASHION_STORE_URL": f"s3://{bucket}/photos", "AWS_ENDPOINT_URL_S3": s3_endpoint,
-            **AWS}
+    return {"FASHION_STORE_URL": f"s3://{bucket}/photos", **s3_env(s3_endpoint)}
 
 
 def photos_in(catalog: str) -> int:
@@ -245,10 +240,10 @@ def main() -> None:
     parser.add_argument("--write", action="store_true",
                         help=f"put the figures in {DOC.relative_to(DOC.parents[1])}")
     args = parser.parse_args()
-    os.environ.update(AWS)  # this process makes the buckets
     rounds: dict[int, list[Crawl]] = {1: [], 2: []}
     with replica(args.brands, args.shows, args.photos) as server, start_moto_server() as s3, \
             tempfile.TemporaryDirectory(prefix="fa-bench-celery-") as folder:
+        os.environ.update(s3_env(s3.endpoint_url))  # this process makes the buckets
         for n in range(args.rounds):
             for workers in (1, 2) if n % 2 == 0 else (2, 1):
                 started = time.perf_counter()

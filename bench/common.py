@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,6 +108,20 @@ def replica(brands: int, shows: int, photos: int, *, seed: int = 0,
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+MEDIAN_OF = 5  # calls of a timed tick or page; the median is reported
+
+
+def median_ms(action: Callable[[], object], times: int = MEDIAN_OF) -> float:
+    """The median wall time of ``times`` calls of ``action``, in ms: a tick or a page as
+    users meet it, the first call's warm-up outweighed."""
+    samples = []
+    for _ in range(times):
+        started = time.perf_counter()
+        action()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1000
 
 
 def fresh_database() -> AbstractContextManager[str]:

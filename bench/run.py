@@ -271,8 +271,11 @@ def s3_ceiling(endpoint: str, count: int = 1500) -> float:
 
 
 def s3_env(endpoint: str) -> dict[str, str]:
+    """The local S3 API server's endpoint and its fake credentials; the host's AWS files
+    (a profile, a region) never reach a measured process."""
     return {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-            "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL_S3": endpoint}
+            "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL_S3": endpoint,
+            "AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent"}
 
 
 def _progress(crawl: Crawl) -> None:

@@ -138,6 +138,8 @@ class Topology:
     env: Mapping[str, str]
     workers: Sequence[str] = ("worker-1", "worker-2")
     worker_concurrency: int = 1
+    # The instance's dagster.yaml; deploy/dagster.yaml's own when None.
+    instance_yaml: str | None = None
     code_port: int = field(default_factory=free_port)
     web_port: int = field(default_factory=free_port)
     services: dict[str, Service] = field(default_factory=dict)
@@ -166,7 +168,10 @@ class Topology:
         """Every process, in the order of docs/operations.md, each waited for until it
         answers: the code server, the webserver and the daemon, then the workers."""
         self.home.mkdir(parents=True, exist_ok=True)
-        shutil.copy(DEPLOY / "dagster.yaml", self.home / "dagster.yaml")
+        if self.instance_yaml is None:
+            shutil.copy(DEPLOY / "dagster.yaml", self.home / "dagster.yaml")
+        else:
+            (self.home / "dagster.yaml").write_text(self.instance_yaml)
         workspace = str(DEPLOY / "workspace.yaml")
         code = self._start("code-server", [
             "dagster", "code-server", "start", "-m", "fashion_assets.definitions",
