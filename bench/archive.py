@@ -39,6 +39,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,7 @@ from bench.common import (
 )
 from bench.reliability import write_sections
 from bench.run import POLITE, scrapy_crawl
+from fashion_assets import settings
 from fashion_assets.replica.archive import in_fraction
 from fashion_assets.settings import setting
 from fashion_assets.storage import open_store
@@ -162,6 +164,41 @@ def catalog_figures(catalog: str, env: dict[str, str], store_url: str, home: Pat
     return figures
 
 
+@dataclass(frozen=True)
+class RunTimes:
+    """Where the runs of one crawl spent their time, from the Dagster instance's records:
+    each run from its creation to its end (its process started, the definitions loaded, its
+    steps, its events), and the part of it its steps took."""
+
+    runs: int
+    run_s: float
+    step_s: float
+
+    @property
+    def dagster_s(self) -> float:
+        """The runs' time outside their steps: what Dagster does for a run beside the work,
+        the cost that batching amortizes."""
+        return self.run_s - self.step_s
+
+
+def run_times(env: dict[str, str], crawl: Step) -> RunTimes:
+    """The run and step times of the runs ``crawl`` printed, read from the instance that
+    ``fashion-assets crawl`` ran them on (``FASHION_HOME/dagster``)."""
+    from dagster import DagsterInstance, RunsFilter
+
+    run_ids = [summary["run_id"] for summary in crawl.output["crawls"]]
+    with DagsterInstance.from_config(str(settings.dagster_home(env))) as instance:
+        records = instance.get_run_records(RunsFilter(run_ids=run_ids))
+        steps = [step for run_id in run_ids for step in instance.get_run_step_stats(run_id)]
+    created = [(r.create_timestamp if r.create_timestamp.tzinfo
+                else r.create_timestamp.replace(tzinfo=UTC)).timestamp() for r in records]
+    return RunTimes(len(records),
+                    sum(r.end_time - start for r, start in zip(records, created, strict=True)
+                        if r.end_time),
+                    sum(s.end_time - s.start_time for s in steps
+                        if s.start_time and s.end_time))
+
+
 def run_archive(fraction: float, photos: int, save: Path | None = None,
                 recrawl_batches: tuple[int, ...] = ()) -> dict[str, Any]:
     result: dict[str, Any] = {"fraction": fraction, "photos_per_show": photos,
@@ -189,12 +226,13 @@ def run_archive(fraction: float, photos: int, save: Path | None = None,
         keep(first=first, drafts=drafted[0], photos=drafted[1], outcomes=outcomes(catalog),
              sizes=sizes(catalog, home))
         again = run_command(server, ["crawl", "--all", "--json"], env)
-        keep(again=again)
+        keep(again=again, again_runs=run_times(env, again))
         print(f"re-crawl: {again.measured.wall_s:.0f} s, {again.requests} requests", flush=True)
-        batched: list[tuple[int, Step]] = []
+        batched: list[tuple[int, Step, RunTimes]] = []
         for size in recrawl_batches:
-            batched.append((size, run_command(server, ["crawl", "--all", "--json"],
-                                              {**env, "FASHION_CRAWL_BATCH_BRANDS": str(size)})))
+            step = run_command(server, ["crawl", "--all", "--json"],
+                               {**env, "FASHION_CRAWL_BATCH_BRANDS": str(size)})
+            batched.append((size, step, run_times(env, step)))
             keep(batched=batched)
             print(f"re-crawl, {size} brands a run: {batched[-1][1].measured.wall_s:.0f} s",
                   flush=True)
@@ -221,26 +259,23 @@ def _every_few(minutes: tuple[float, ...], most: int = 13) -> tuple[int, tuple[f
 
 
 def recrawl_rows(r: dict[str, Any]) -> list[str]:
-    """The no-change re-crawl at each batch size measured (runs, requests, wall time), and
-    what a run costs beyond its pages: the wall time each run adds, from the most runs
-    against the fewest (both wait for the same pages, one page budget for the site), and
-    that cost's share of the default re-crawl."""
+    """The no-change re-crawl at each batch size measured: its runs, requests and wall time,
+    and of its runs' time, what Dagster took beyond the steps (per run). The page delay's
+    floor beside them: every page waits for the site's one budget."""
     default = int(setting({}, "FASHION_CRAWL_BATCH_BRANDS"))
-    measured = [(default, r["again"]), *r.get("batched", [])]
-    runs = {size: len(step.output["crawls"]) for size, step in measured}
-    rows = [f"| no-change re-crawl, {size} brand{'s' * (size != 1)} a run"
-            f"{' (the default)' * (size == default)}: runs, requests, wall time | "
-            f"{runs[size]:,}, {step.requests:,}, {step.measured.wall_s:,.0f} s |"
-            for size, step in measured]
-    most = max(measured, key=lambda m: runs[m[0]])
-    fewest = min(measured, key=lambda m: runs[m[0]])
-    if runs[most[0]] > runs[fewest[0]]:
-        per_run = ((most[1].measured.wall_s - fewest[1].measured.wall_s)
-                   / (runs[most[0]] - runs[fewest[0]]))
-        share = per_run * runs[default] / r["again"].measured.wall_s
-        rows.append(f"| no-change re-crawl: wall time a run adds ({most[0]} against {fewest[0]}"
-                    f" brands a run); its share of the default re-crawl | {per_run:.2f} s; "
-                    f"{share:.0%} |")
+    measured = [(default, r["again"], r.get("again_runs")), *r.get("batched", [])]
+    rows = []
+    for size, step, *timed in measured:  # runs unread (None, or absent) by older saves
+        times = timed[0] if timed else None
+        label = (f"{size} brand{'s' * (size != 1)} a run"
+                 + " (the default)" * (size == default))
+        figures = f"{len(step.output['crawls']):,}, {step.requests:,}, " \
+                  f"{step.measured.wall_s:,.0f} s"
+        if times is not None and times.runs:
+            figures += (f"; {times.dagster_s:,.1f} s of {times.run_s:,.1f} s "
+                        f"({times.dagster_s / times.runs:.2f} s a run)")
+        rows.append(f"| no-change re-crawl, {label}: runs, requests, wall time; the runs' "
+                    f"time outside their steps (Dagster's) | {figures} |")
     floor = r["again"].pages * POLITE.page_delay_s
     rows.append(f"| no-change re-crawl: the page delay's floor ({r['again'].pages:,} pages at "
                 f"{POLITE.page_delay_s:g} s) | {floor:,.0f} s |")

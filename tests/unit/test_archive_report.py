@@ -1,5 +1,7 @@
 """The archive benchmark's report: a two-hour crawl's memory, shown every few minutes."""
 
+from itertools import pairwise
+
 from bench.archive import _every_few
 
 
@@ -14,4 +16,4 @@ def test_a_long_crawl_shows_at_most_thirteen_peaks_from_the_first_to_the_last() 
         apart, shown = _every_few(minutes)
         assert len(shown) <= 13
         assert shown[0] == minutes[0] and shown[-1] == minutes[-1]
-        assert all(b - a <= apart for a, b in zip(shown, shown[1:], strict=False))
+        assert all(b - a <= apart for a, b in pairwise(shown))
