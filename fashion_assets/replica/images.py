@@ -17,9 +17,8 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from fashion_assets.replica.build import ReplicaSite
-from fashion_assets.replica.site import ReplicaPhoto
+from fashion_assets.replica.site import IMAGE_SIZE, RESEMBLANCE_SAME, ReplicaPhoto
 
-IMAGE_SIZE = (96, 128)
 HUGE_BODY_SIZE = 200 * 1024 * 1024
 BOMB_SIZE = (30_000, 30_000)
 # The huge body opens like a JPEG so only a byte cap, not sniffing, can stop it.
@@ -66,6 +65,8 @@ _TRAILING_JUNK = b"<!-- cache node 7 -->"
 _NOT_IMAGE_BYTES = 4096
 _WEBP_BOMB_SIDE = 16_384
 _CACHE_SIZE = 65_536  # above the largest benchmark site's photo count: each is encoded once
+_CROP = 3  # pixels cut from each edge of a look another source shows again
+_RECOMPRESSED_QUALITY = 70
 
 
 def photo_bytes(site: ReplicaSite, photo_id: str) -> bytes:
@@ -95,7 +96,8 @@ def photo_body(photo: ReplicaPhoto) -> bytes:
         return _bomb_png(photo.photo_id)
     if fault == "webp_bomb":
         return _bomb_webp()
-    image = _encoded(photo.photo_id, photo.format, photo.pixels or IMAGE_SIZE)
+    image = (_resembling(photo) if photo.look_of is not None
+             else _encoded(photo.photo_id, photo.format, photo.pixels or IMAGE_SIZE))
     if fault in _HALVED_FAULTS:
         return image[: len(image) // 2]
     if fault == "webp_trailing_junk":
@@ -141,10 +143,19 @@ def _encoded(photo_id: str, image_format: str, size: tuple[int, int] = IMAGE_SIZ
     At the usual size the pattern gets shapes and grain, for a photo-like JPEG of about 5 KB;
     a smaller size (the archive-shaped replica's) is the smooth gradient alone: a few hundred
     bytes, encoded in a tenth of a millisecond, so a million of them cost little."""
+    return _encode(_drawn(photo_id, size), image_format)
+
+
+def _drawn(photo_id: str, size: tuple[int, int], shapes_of: str | None = None) -> Image.Image:
+    """The picture of ``photo_id``: its backdrop (a gradient from its seed) and, at the usual
+    size, its shapes, drawn from ``shapes_of``'s seed when given (a look that resembles
+    ``photo_id``'s: the same backdrop, other shapes)."""
     rng = random.Random(int(photo_id, 16))
     image = Image.frombytes("RGB", (3, 4), rng.randbytes(3 * 4 * 3))
     image = image.resize(size, Image.Resampling.BILINEAR)
     if size == IMAGE_SIZE:
+        if shapes_of is not None:
+            rng = random.Random(int(shapes_of, 16))
         width, height = size
         draw = ImageDraw.Draw(image)
         for _ in range(6):
@@ -152,18 +163,39 @@ def _encoded(photo_id: str, image_format: str, size: tuple[int, int] = IMAGE_SIZ
             box = (x, y, x + rng.randrange(8, 40), y + rng.randrange(8, 50))
             draw.ellipse(box, fill=(rng.randrange(256), rng.randrange(256), rng.randrange(256)))
         image = Image.blend(image, _grain(), 0.12)
+    return image
+
+
+def _encode(image: Image.Image, image_format: str, quality: int | None = None) -> bytes:
     out = io.BytesIO()
     if image_format == "jpeg":
-        image.save(out, "JPEG", quality=85)
+        image.save(out, "JPEG", quality=quality or 85)
     elif image_format == "png":
         image.save(out, "PNG", compress_level=1)
     elif image_format == "webp":
-        image.save(out, "WEBP", quality=80, method=0)
+        image.save(out, "WEBP", quality=quality or 80, method=0)
     elif image_format == "gif":
         image.save(out, "GIF")
     else:
         raise ValueError(f"unknown image format {image_format!r}")
     return out.getvalue()
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _resembling(photo: ReplicaPhoto) -> bytes:
+    """The bytes of a photo showing another photo's look (``photo.look_of``): the look
+    itself cropped by a few pixels, resized and compressed anew ("same"), or a look of its
+    own on the same backdrop ("alike"); at ``photo.pixels``, in ``photo.format``."""
+    assert photo.look_of is not None
+    size = photo.pixels or IMAGE_SIZE
+    if photo.resemblance == RESEMBLANCE_SAME:
+        original = _drawn(photo.look_of, IMAGE_SIZE)
+        width, height = IMAGE_SIZE
+        cropped = original.crop((_CROP, _CROP, width - _CROP, height - _CROP))
+        return _encode(cropped.resize(size, Image.Resampling.LANCZOS), photo.format,
+                       _RECOMPRESSED_QUALITY)
+    alike = _drawn(photo.look_of, IMAGE_SIZE, shapes_of=photo.photo_id)
+    return _encode(alike.resize(size, Image.Resampling.LANCZOS), photo.format)
 
 
 def _png_chunk(kind: bytes, data: bytes) -> bytes:

@@ -16,14 +16,17 @@ import random
 import unicodedata
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from html import escape
 
 from fashion_assets.domain.titles import TitleParseError, parse_show_title
 from fashion_assets.replica.site import (
     HOSTILE_BRAND,
+    IMAGE_SIZE,
     PHOTO_FAULTS,
+    RESEMBLANCE_ALIKE,
+    RESEMBLANCE_SAME,
     ROBOTS_BLOCKED_BRAND,
     ReplicaBrand,
     ReplicaPhoto,
@@ -44,6 +47,10 @@ PHOTO_FORMS = ("src", "lazy", "srcset", "srcset_widest_inside", "data_srcset")
 HREF_FORMS = ("public", "own", "protocol_relative", "relative")
 
 _WIDTHS = (640, 1280, 2048)
+# Of ten gallery photos, how many show Vogue's look of the same number again, and how many a
+# look that resembles it; and the sizes theImpression serves them at, against Vogue's.
+_SAME_LOOKS, _ALIKE_LOOKS = 6, 1
+_RESIZED = (0.75, 1.25, 1.5)
 # The CDN names its files "<slug>-theimpression-NN.jpg"; WordPress keeps the uploader's name,
 # so the file name alone says where a photo lives, as on the real site.
 _CDN_MARK = "-theimpression-"
@@ -238,7 +245,7 @@ def build_impression(
         for show in brand.shows[:runway_shows_per_brand]:
             galleries.append(
                 _gallery(seed, designer, brand.slug, show.title, show.season_slug,
-                         show.event_date + timedelta(days=1), photos_per_article)
+                         show.event_date + timedelta(days=1), photos_per_article, show.photos)
             )
     first = next((brand.shows[0] for brand in normal if brand.shows), None)
     if first is not None:
@@ -293,6 +300,7 @@ def _gallery(
     season_code: str,
     published: date,
     photos: int,
+    vogue_looks: Sequence[ReplicaPhoto] = (),
 ) -> ImpressionArticle:
     stem = (brand_slug or _slugify(designer)).strip("-")
     slug = f"{stem}-{season_code}-collection"
@@ -300,12 +308,33 @@ def _gallery(
     return ImpressionArticle(
         slug=slug,
         title=f"{designer} {show_title} Collection",
-        photos=tuple(_photo(rng, seed, slug, n) for n in range(1, photos + 1)),
+        photos=tuple(_of_vogue_look(_photo(rng, seed, slug, n), slug, n, vogue_looks)
+                     for n in range(1, photos + 1)),
         published=published,
         designer=designer,
         brand_slug=brand_slug,
         season_code=season_code,
     )
+
+
+def _of_vogue_look(photo: ReplicaPhoto, slug: str, number: int,
+                   vogue_looks: Sequence[ReplicaPhoto]) -> ReplicaPhoto:
+    """theImpression photographs the same runway as Vogue: photo ``number`` of a gallery
+    shows Vogue's look ``number`` again in about six galleries' photos out of ten, at
+    another size and compression (the merge must recognise it), and in one out of ten a
+    look that only resembles it (the merge must not take it for the same)."""
+    if number > len(vogue_looks):
+        return photo
+    look = vogue_looks[number - 1]
+    if look.fault is not None or look.pixels is not None:
+        return photo
+    roll = _pick(f"{slug}/{number}/look", 10)
+    if roll >= _SAME_LOOKS + _ALIKE_LOOKS:
+        return photo
+    scale = _RESIZED[_pick(f"{slug}/{number}/size", len(_RESIZED))]
+    return replace(photo, look_of=look.photo_id,
+                   resemblance=RESEMBLANCE_SAME if roll < _SAME_LOOKS else RESEMBLANCE_ALIKE,
+                   pixels=(round(IMAGE_SIZE[0] * scale), round(IMAGE_SIZE[1] * scale)))
 
 
 def _seasons(galleries: list[ImpressionArticle]) -> tuple[RunwaySeason, ...]:

@@ -177,6 +177,11 @@ _REVIEWS = (
 )
 
 
+IMAGE_SIZE = (96, 128)  # a replica photo's width and height, unless it says otherwise
+RESEMBLANCE_SAME = "same"
+RESEMBLANCE_ALIKE = "alike"
+
+
 @dataclass(frozen=True)
 class ReplicaPhoto:
     """One CDN photo: an id, a file name, its true format and where it is served."""
@@ -189,6 +194,11 @@ class ReplicaPhoto:
     # Width and height of its image; None: the replica's usual 96 x 128 (``images.py``).
     # The archive-shaped replica serves smaller ones, so a million of them stay cheap.
     pixels: tuple[int, int] | None = None
+    # theImpression's photo of a Vogue look: that photo's id, and how it shows it:
+    # RESEMBLANCE_SAME (the look itself, cropped, resized and compressed anew) or
+    # RESEMBLANCE_ALIKE (another look that resembles it: its backdrop, other shapes).
+    look_of: str | None = None
+    resemblance: str = ""
 
 
 @dataclass(frozen=True)
