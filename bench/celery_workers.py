@@ -46,6 +46,8 @@ SECTION = "Figures: one and two Celery workers"
 CRAWL_DEADLINE_S = 1800
 assert VOGUE.runway_names is not None
 CRAWL_JOB = VOGUE.runway_names.crawl_job
+
+
 @dataclass(frozen=True)
 class Crawl:
     """One measured crawl of every brand."""

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from fashion_assets import settings
+from fashion_assets.memory import release_freed_memory
 from fashion_assets.processes import (
     ProcessMark,
     is_gone,
@@ -240,6 +241,8 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
         if kind == "brand" and (kind, key) in added and not result.success:
             _forget_unlisted_brand(instance, key, env)
         summaries.append(_summary(CRAWL_KINDS[kind], key, result))
+        del result  # its events: the run's memory, released before the next run
+        release_freed_memory()
     return summaries
 
 
