@@ -45,6 +45,12 @@ class LookRules:
             raise ValueError("need 0 <= same_within <= uncertain_within")
 
 
+# The thresholds the replica's benchmark supports (``python -m bench.looks``,
+# docs/performance.md): a look shown again by the second source lies within 22 bits of
+# Vogue's, a look that only resembles it 28 or more away.
+DEFAULT_LOOK_RULES = LookRules(same_within=20, uncertain_within=28)
+
+
 @dataclass(frozen=True)
 class LookPhoto:
     """A photo of an entry, in the merged order, with what the rule compares."""
