@@ -50,6 +50,7 @@ from bench.common import (
     Replica,
     fresh_database,
     machine,
+    machine_sentence,
     measure,
     median_ms,
     replica,
@@ -304,8 +305,8 @@ def report(r: dict[str, Any]) -> str:
         f"{r['photos_per_show']}`: the archive-shaped replica's {r['designers']:,} designers "
         "(the real listings' designers in that fraction, every show of each), discovered from "
         "the directory, crawled by `fashion-assets crawl --all` on a fresh PostgreSQL catalog "
-        "and the file store with the politeness defaults. Machine: "
-        + ", ".join(f"{k} {v}" for k, v in r["machine"].items()) + ".",
+        "and the file store with the politeness defaults. "
+        + machine_sentence(r["machine"]),
         "",
         "| | figure |",
         "|---|---|",

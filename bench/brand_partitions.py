@@ -37,7 +37,15 @@ from typing import Any
 
 import httpx
 
-from bench.common import BIN, MEDIAN_OF, fresh_database, machine, median_ms, replica
+from bench.common import (
+    BIN,
+    MEDIAN_OF,
+    fresh_database,
+    machine,
+    machine_sentence,
+    median_ms,
+    replica,
+)
 from bench.reliability import write_sections
 from bench.run import POLITE
 from bench.topology import DEPLOY, Topology, dagster_pg_env, wait_for
@@ -244,8 +252,8 @@ def report(r: dict[str, Any]) -> str:
         "partitions from `fashion-assets brands discover` on the archive-shaped replica, "
         "asked through the webserver's GraphQL endpoint as the UI asks it, each page the "
         f"median of {MEDIAN_OF}. The run queue is held, so the backfill's runs wait in it "
-        "(what they would do is the first crawl above). Machine: "
-        + ", ".join(f"{k} {v}" for k, v in r["machine"].items()) + ".",
+        "(what they would do is the first crawl above). "
+        + machine_sentence(r["machine"]),
         "",
         "| | figure |",
         "|---|---|",

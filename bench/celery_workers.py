@@ -32,7 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.common import PG_ADMIN_URL, Replica, fresh_database, machine, measure, replica
+from bench.common import (
+    PG_ADMIN_URL,
+    Replica,
+    fresh_database,
+    machine_sentence,
+    measure,
+    replica,
+)
 from bench.reliability import write_sections
 from bench.run import s3_env
 from bench.topology import Topology, dagster_pg_env, rabbitmq_vhost, wait_for
@@ -197,8 +204,8 @@ def section(crawls: list[Crawl], rates: dict[int, list[float]],
         "After photos/s, means over the runs (or steps): a run's wait from the tick to its "
         "start (the queue, then its process starting), the run from its start to its end, "
         "its three steps executing, a step's wait for a worker, and the share of the "
-        "workers' time spent executing steps. Machine: "
-        + ", ".join(f"{k} {v}" for k, v in machine().items()) + ".",
+        "workers' time spent executing steps. "
+        + machine_sentence(),
         "",
         "| how | runs | photos | wall s | photos/s | run start s | run s | steps s "
         "| step's wait s | workers busy |",

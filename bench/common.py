@@ -265,3 +265,9 @@ def machine() -> dict[str, str]:
         "python": platform.python_version(),
         **versions,
     }
+
+
+def machine_sentence(measured_on: dict[str, str] | None = None) -> str:
+    """``Machine: cpu ..., python ..., dagster ... .``: how every figures section ends its
+    preamble (``measured_on``: a saved run's ``machine()``, else this one's)."""
+    return "Machine: " + ", ".join(f"{k} {v}" for k, v in (measured_on or machine()).items()) + "."

@@ -27,7 +27,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from bench.common import machine
+from bench.common import machine_sentence
 from bench.reliability import write_sections
 from fashion_assets.domain.looks import DEFAULT_LOOK_RULES, LookPhoto, LookRules, merge_looks
 from fashion_assets.domain.perceptual_hash import PerceptualHash, perceptual_hash
@@ -133,8 +133,8 @@ def report(args: argparse.Namespace, quality: dict[str, Any], cost: dict[str, fl
         f"--photos {args.photos}`: every theImpression gallery of a Vogue show in the replica "
         f"merged with the show's photos as promotion merges an entry (same look within "
         f"{rules.same_within} bits of pHash and dHash together, left for an editor up to "
-        f"{rules.uncertain_within}). Machine: "
-        + ", ".join(f"{k} {v}" for k, v in machine().items()) + ".",
+        f"{rules.uncertain_within}). "
+        + machine_sentence(),
         "",
         "| | figure |",
         "|---|---|",

@@ -31,7 +31,7 @@ import httpx
 from PIL import Image
 from sqlalchemy import text
 
-from bench.common import ROOT, fresh_database, machine
+from bench.common import ROOT, fresh_database, machine_sentence
 from bench.reliability import write_sections
 from fashion_assets.catalog.editors import add_editor
 from fashion_assets.domain.names import name_slug
@@ -190,8 +190,8 @@ def main() -> None:
         "at a time, through HTTP to the page as `review serve` runs it, an editor signed in), "
         f"on PostgreSQL: {counts['runway']:,} runway drafts (the real corpus's shows and "
         f"titles) with {counts['photos']:,} photo rows and {counts['street']:,} street "
-        "drafts, a third approved. Machine: "
-        + ", ".join(f"{k} {v}" for k, v in machine().items()) + ".",
+        "drafts, a third approved. "
+        + machine_sentence(),
         "",
         "| page | path | median ms | slowest ms | KB |",
         "|---|---|---|---|---|",

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.common import BIN, checkout_env, fresh_database, machine, replica
+from bench.common import BIN, checkout_env, fresh_database, machine_sentence, replica
 from bench.reliability import write_sections
 from bench.run import POLITE
 
@@ -72,8 +72,8 @@ def report(args: argparse.Namespace, results: dict[str, list[dict]]) -> str:
         f"{args.batch} --runs {args.runs}`: one process crawls the first {args.runs} batches "
         f"of the archive-shaped replica ({args.batch} designers a run, no page delay), as a "
         "crawl worker does; its memory after each run, with the freed memory handed back "
-        "(`fashion_assets/memory.py`, what the crawl does) and without. Machine: "
-        + ", ".join(f"{k} {v}" for k, v in machine().items()) + ".",
+        "(`fashion_assets/memory.py`, what the crawl does) and without. "
+        + machine_sentence(),
         "",
         "| after run | " + " | ".join(str(n) for n in range(1, args.runs + 1)) + " |",
         "|---|" + "---|" * args.runs,
