@@ -164,6 +164,12 @@ SETTINGS: tuple[Setting, ...] = (
             "the server's connections."),
     Setting("FASHION_REVIEW_BODY_TIMEOUT", "30", "Seconds a request to the review page has "
             "to send its body once its head arrived; a slower client's connection is closed."),
+    Setting("FASHION_API_CACHE_SECONDS", "30", "Seconds the read API (`api serve`) keeps an "
+            "answer: the same request within them is answered from memory, and clients may "
+            "cache it as long (`Cache-Control`). A promotion shows in the API after it at most."),
+    Setting("FASHION_API_TOKEN", "", "A token the read API then asks of every request "
+            "(`Authorization: Bearer <token>`). Empty: the API is open to anyone, as a public "
+            "catalog is. A secret: keep it in the environment, never in a file."),
 )
 
 _DEFAULTS = {s.env: s.default for s in SETTINGS}

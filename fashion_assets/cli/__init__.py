@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import click
 
+from fashion_assets.cli.api import api
 from fashion_assets.cli.brands import brands
 from fashion_assets.cli.coverage import coverage
 from fashion_assets.cli.crawl import crawl
@@ -32,6 +33,6 @@ def main() -> None:
     """fashion-assets: a reviewed archive of fashion imagery, as a Dagster code location."""
 
 
-for _command in (crawl, brands, names, status, coverage, store, review, editors, demo,
+for _command in (crawl, brands, names, status, coverage, store, review, api, editors, demo,
                  replica):
     main.add_command(_command)

@@ -1,0 +1,220 @@
+"""The read API's routes: brands, shows and street albums, one entry with its photos, the
+photos themselves and their thumbnails, and the OpenAPI description of it all.
+
+Read-only, and open to anyone unless a token is configured (``token``: then every request
+must carry ``Authorization: Bearer <token>``). Answers are JSON with an ``ETag`` and a
+``Cache-Control`` lifetime of ``cache_s``; within it, the same request is answered from
+memory without a query, and a client that sends the ``ETag`` back gets ``304``. Photos are
+content-addressed, so they are cached for good. Only photos of catalog entries are served:
+never one that is only in a draft.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from sqlalchemy import Engine
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from fashion_assets.catalog import published
+from fashion_assets.catalog_api.openapi import openapi_document
+from fashion_assets.domain.paging import PagingError, page_request
+from fashion_assets.review_app.media import content_type, thumbnail
+from fashion_assets.storage import ObjectStore, StoreError
+
+PREFIX = "/api/v1"
+DEFAULT_CACHE_S = 30.0
+CACHED_ANSWERS = 2_048
+_IMMUTABLE = "public, max-age=31536000, immutable"
+_OBJECT_KEY_CHARS = frozenset("0123456789abcdef")
+
+
+class BadRequest(ValueError):
+    """A query parameter the API cannot read: answered 400 with the reason."""
+
+
+def create_api(engine: Engine, store: ObjectStore, *, cache_s: float = DEFAULT_CACHE_S,
+               token: str = "", clock: Callable[[], float] = time.monotonic) -> Starlette:
+    """The read API on ``engine`` and ``store``."""
+    api = _Api(engine, store, cache_s, token, clock)
+    routes = [
+        Route(f"{PREFIX}/brands", api.json(api.brands)),
+        Route(f"{PREFIX}/shows", api.json(api.shows)),
+        Route(f"{PREFIX}/shows/{{brand}}/{{season_code}}", api.json(api.show)),
+        Route(f"{PREFIX}/street", api.json(api.albums)),
+        Route(f"{PREFIX}/street/{{city}}/{{year:int}}/{{month:int}}", api.json(api.album)),
+        Route(f"{PREFIX}/photos/{{key}}", api.photo),
+        Route(f"{PREFIX}/photos/{{key}}/thumbnail", api.thumbnail),
+        Route(f"{PREFIX}/openapi.json", api.json(lambda request: (200, openapi_document()))),
+    ]
+    return Starlette(routes=routes)
+
+
+class _Api:
+    def __init__(self, engine: Engine, store: ObjectStore, cache_s: float, token: str,
+                 clock: Callable[[], float]) -> None:
+        self.engine, self.store, self.cache_s, self.token = engine, store, cache_s, token
+        self.clock = clock
+        self.answers: OrderedDict[str, tuple[float, bytes, str, int]] = OrderedDict()
+
+    # -- the JSON answers ------------------------------------------------------------------
+
+    def brands(self, request: Request) -> tuple[int, Any]:
+        _filters(request, {}, numbers=())
+        page = page_request(*_paging(request), published.BRAND_KEY)
+        return 200, self._listing(request, published.brands(self.engine, page))
+
+    def shows(self, request: Request) -> tuple[int, Any]:
+        page = page_request(*_paging(request), published.SHOW_KEY)
+        filters = _filters(request, published.SHOW_FILTERS, numbers=("year",))
+        return 200, self._listing(request, published.shows(self.engine, page, filters))
+
+    def show(self, request: Request) -> tuple[int, Any]:
+        found = published.show(self.engine, request.path_params["brand"],
+                               request.path_params["season_code"])
+        return (404, {"error": "no such show in the catalog"}) if found is None \
+            else (200, self._with_photo_urls(request, found))
+
+    def albums(self, request: Request) -> tuple[int, Any]:
+        page = page_request(*_paging(request), published.ALBUM_KEY)
+        filters = _filters(request, published.ALBUM_FILTERS, numbers=("year",))
+        return 200, self._listing(request, published.albums(self.engine, page, filters))
+
+    def album(self, request: Request) -> tuple[int, Any]:
+        p = request.path_params
+        found = published.album(self.engine, p["city"], p["year"], p["month"])
+        return (404, {"error": "no such street-style album in the catalog"}) if found is None \
+            else (200, self._with_photo_urls(request, found))
+
+    def json(self, answer: Callable[[Request], tuple[int, Any]]
+             ) -> Callable[[Request], Any]:
+        """A route answering JSON: checked for the token, from memory within ``cache_s``,
+        ``304`` for a client that has this very answer."""
+        async def endpoint(request: Request) -> Response:
+            refused = self._refused(request)
+            if refused is not None:
+                return refused
+            cache_key = str(request.url.include_query_params())
+            status, body, etag = self._cached(cache_key) or self._answer(answer, request,
+                                                                          cache_key)
+            headers = {"ETag": etag, "Cache-Control": f"public, max-age={int(self.cache_s)}"}
+            if status == 200 and request.headers.get("if-none-match") == etag:
+                return Response(status_code=304, headers=headers)
+            return Response(body, status_code=status, headers=headers,
+                            media_type="application/json")
+        return endpoint
+
+    def _answer(self, answer: Callable[[Request], tuple[int, Any]], request: Request,
+                cache_key: str) -> tuple[int, bytes, str]:
+        try:
+            status, payload = answer(request)
+        except (BadRequest, PagingError) as error:
+            status, payload = 400, {"error": str(error)}
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+        etag = f'"{hashlib.sha1(body).hexdigest()}"'
+        if status in (200, 404):
+            self.answers[cache_key] = (self.clock() + self.cache_s, body, etag, status)
+            while len(self.answers) > CACHED_ANSWERS:
+                self.answers.popitem(last=False)
+        return status, body, etag
+
+    def _cached(self, cache_key: str) -> tuple[int, bytes, str] | None:
+        cached = self.answers.get(cache_key)
+        if cached is None or cached[0] <= self.clock():
+            return None
+        self.answers.move_to_end(cache_key)
+        _, body, etag, status = cached
+        return status, body, etag
+
+    # -- photos ----------------------------------------------------------------------------
+
+    async def photo(self, request: Request) -> Response:
+        return self._photo(request, lambda key: self.store.get(key))
+
+    async def thumbnail(self, request: Request) -> Response:
+        return self._photo(request, lambda key: thumbnail(self.engine, self.store, key))
+
+    def _photo(self, request: Request, read: Callable[[str], bytes]) -> Response:
+        refused = self._refused(request)
+        if refused is not None:
+            return refused
+        key = request.path_params["key"]
+        if (len(key) != 40 or not set(key) <= _OBJECT_KEY_CHARS
+                or not published.is_published_photo(self.engine, key)):
+            return JSONResponse({"error": "no such photo in the catalog"}, status_code=404)
+        try:
+            data = read(key)
+        except KeyError:
+            return JSONResponse({"error": "the photo is missing from the store"},
+                                status_code=404)
+        except StoreError:
+            return JSONResponse({"error": "the object store cannot be reached"},
+                                status_code=503)
+        return Response(data, media_type=content_type(self.engine, key, data),
+                        headers={"Cache-Control": _IMMUTABLE,
+                                 "X-Content-Type-Options": "nosniff"})
+
+    # -- shared ----------------------------------------------------------------------------
+
+    def _refused(self, request: Request) -> Response | None:
+        if not self.token:
+            return None
+        given = request.headers.get("authorization", "")
+        if hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+            return None
+        return JSONResponse({"error": "this API needs a token: Authorization: Bearer ..."},
+                            status_code=401, headers={"WWW-Authenticate": "Bearer"})
+
+    def _listing(self, request: Request, page: published.Page) -> dict[str, Any]:
+        items = [{**item, "cover_thumbnail_url": self._photo_url(request, item["cover"],
+                                                                   "/thumbnail")}
+                 if "cover" in item else item for item in page.items]
+        return {"items": items, "next_cursor": page.next_cursor}
+
+    def _with_photo_urls(self, request: Request, entry: dict[str, Any]) -> dict[str, Any]:
+        photos = [{**photo, "url": self._photo_url(request, photo["object_key"], ""),
+                   "thumbnail_url": self._photo_url(request, photo["object_key"],
+                                                    "/thumbnail")}
+                  for photo in entry["photos"]]
+        return {**entry, "cover_thumbnail_url": self._photo_url(request, entry["cover"],
+                                                                "/thumbnail"),
+                "photos": photos}
+
+    @staticmethod
+    def _photo_url(request: Request, key: str | None, suffix: str) -> str | None:
+        return None if key is None else str(request.base_url).rstrip("/") + \
+            f"{PREFIX}/photos/{key}{suffix}"
+
+
+def _paging(request: Request) -> tuple[str | None, str | None]:
+    return request.query_params.get("limit"), request.query_params.get("cursor")
+
+
+def _filters(request: Request, known: Mapping[str, str], numbers: tuple[str, ...]
+             ) -> dict[str, str | int]:
+    """The listing's filters present in the query string; a number filter must be one."""
+    unknown = set(request.query_params) - set(known) - {"limit", "cursor"}
+    if unknown:
+        raise BadRequest(f"unknown parameter {sorted(unknown)[0]!r}: this listing takes "
+                         + ", ".join([*known, "limit", "cursor"]))
+    filters: dict[str, str | int] = {}
+    for name in known:
+        value = request.query_params.get(name)
+        if value is None or value == "":
+            continue
+        if name in numbers:
+            if not value.isdigit():
+                raise BadRequest(f"{name} must be a whole number, not {value[:20]!r}")
+            filters[name] = int(value)
+        else:
+            filters[name] = value
+    return filters

@@ -1,0 +1,125 @@
+"""The read API described in OpenAPI 3.1, served at ``/api/v1/openapi.json``.
+
+Written out rather than generated: the API is small, and its tests check every path here
+against the routes the app serves, and every listed parameter against the filters the
+catalog takes, so the two cannot drift.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fashion_assets.catalog.published import ALBUM_FILTERS, SHOW_FILTERS
+from fashion_assets.domain.paging import DEFAULT_LIMIT, MAX_LIMIT
+
+_PAGING = [
+    {"name": "limit", "in": "query", "required": False,
+     "description": f"Entries a page, 1 to {MAX_LIMIT}.",
+     "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
+                "default": DEFAULT_LIMIT}},
+    {"name": "cursor", "in": "query", "required": False,
+     "description": "The next_cursor of the page before; none for the first page.",
+     "schema": {"type": "string"}},
+]
+_NUMBERS = {"year"}
+
+
+def _filter(name: str) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False,
+            "description": f"Only entries whose {name.replace('_', ' ')} is this.",
+            "schema": {"type": "integer" if name in _NUMBERS else "string"}}
+
+
+def _path(name: str, kind: str = "string") -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "schema": {"type": kind}}
+
+
+def _answer(description: str, schema: str) -> dict[str, Any]:
+    return {"200": {"description": description, "content": {"application/json": {
+        "schema": {"$ref": f"#/components/schemas/{schema}"}}}},
+        "400": {"description": "A parameter the API cannot read (the reason is given)."},
+        "401": {"description": "A token is configured and the request has none."}}
+
+
+def _entry(description: str, schema: str, *params: dict[str, Any]) -> dict[str, Any]:
+    responses = _answer(description, schema)
+    responses["404"] = {"description": "No such entry in the catalog."}
+    return {"get": {"summary": description, "parameters": list(params),
+                    "responses": responses}}
+
+
+def _photo_path(description: str) -> dict[str, Any]:
+    return {"get": {"summary": description, "parameters": [_path("key")], "responses": {
+        "200": {"description": "The image bytes; cached for good (content-addressed).",
+                "content": {"image/*": {}}},
+        "404": {"description": "No photo of a catalog entry has this key."}}}}
+
+
+_STRING = {"type": "string"}
+_COVER = {"type": ["string", "null"]}
+_PHOTO = {"type": "object", "properties": {
+    "position": {"type": "integer"}, "object_key": _STRING, "content_type": _STRING,
+    "width": {"type": ["integer", "null"]}, "height": {"type": ["integer", "null"]},
+    "byte_size": {"type": "integer"}, "source": _STRING, "source_image_url": _STRING,
+    "url": _STRING, "thumbnail_url": _STRING}}
+_SHOW_FIELDS = {"brand": _STRING, "brand_name": _STRING, "season_code": _STRING,
+                "title": _STRING, "season": _STRING, "year": {"type": "integer"},
+                "collection_type": _STRING, "city": {"type": ["string", "null"]},
+                "updated_at": _STRING, "photo_count": {"type": "integer"}, "cover": _COVER,
+                "cover_thumbnail_url": _COVER}
+_ALBUM_FIELDS = {"city": _STRING, "year": {"type": "integer"}, "month": {"type": "integer"},
+                 "title": _STRING, "updated_at": _STRING, "photo_count": {"type": "integer"},
+                 "cover": _COVER, "cover_thumbnail_url": _COVER}
+
+
+def _page(item: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {
+        "items": {"type": "array", "items": {"$ref": f"#/components/schemas/{item}"}},
+        "next_cursor": {"type": ["string", "null"],
+                        "description": "The cursor of the next page; null on the last."}}}
+
+
+def openapi_document() -> dict[str, Any]:
+    """The API's OpenAPI 3.1 document."""
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "fashion-assets catalog", "version": "1",
+                 "description": "The promoted catalog: runway shows and street-style albums "
+                                "with their photos. Drafts are never shown."},
+        "paths": {
+            "/api/v1/brands": {"get": {
+                "summary": "Brands with at least one show in the catalog, by slug.",
+                "parameters": _PAGING, "responses": _answer("A page of brands", "BrandPage")}},
+            "/api/v1/shows": {"get": {
+                "summary": "Runway shows, by brand and season.",
+                "parameters": [*_PAGING, *map(_filter, SHOW_FILTERS)],
+                "responses": _answer("A page of shows", "ShowPage")}},
+            "/api/v1/shows/{brand}/{season_code}": _entry(
+                "One runway show with its photos", "Show", _path("brand"),
+                _path("season_code")),
+            "/api/v1/street": {"get": {
+                "summary": "Street-style albums, by city, year and month.",
+                "parameters": [*_PAGING, *map(_filter, ALBUM_FILTERS)],
+                "responses": _answer("A page of albums", "AlbumPage")}},
+            "/api/v1/street/{city}/{year}/{month}": _entry(
+                "One street-style album with its photos", "Album", _path("city"),
+                _path("year", "integer"), _path("month", "integer")),
+            "/api/v1/photos/{key}": _photo_path("A photo of a catalog entry."),
+            "/api/v1/photos/{key}/thumbnail": _photo_path("A photo's thumbnail."),
+            "/api/v1/openapi.json": {"get": {"summary": "This document.", "responses": {
+                "200": {"description": "OpenAPI 3.1"}}}},
+        },
+        "components": {"schemas": {
+            "Brand": {"type": "object", "properties": {
+                "slug": _STRING, "name": _STRING, "shows": {"type": "integer"}}},
+            "BrandPage": _page("Brand"),
+            "ShowSummary": {"type": "object", "properties": _SHOW_FIELDS},
+            "ShowPage": _page("ShowSummary"),
+            "Show": {"type": "object", "properties": {
+                **_SHOW_FIELDS, "photos": {"type": "array", "items": _PHOTO}}},
+            "AlbumSummary": {"type": "object", "properties": _ALBUM_FIELDS},
+            "AlbumPage": _page("AlbumSummary"),
+            "Album": {"type": "object", "properties": {
+                **_ALBUM_FIELDS, "photos": {"type": "array", "items": _PHOTO}}},
+        }},
+    }

@@ -1,0 +1,47 @@
+"""``fashion-assets api serve``: the read API, the promoted catalog as JSON."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from fashion_assets import settings
+from fashion_assets.cli.common import catalog_engine
+
+
+@click.group()
+def api() -> None:
+    """The read API: the catalog's shows and street-style albums as JSON."""
+
+
+@api.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8820, show_default=True, help="Port to listen on.")
+def api_serve(host: str, port: int) -> None:
+    """Serve the read API: brands, shows and street-style albums of the catalog with their
+    photos, a page at a time (OpenAPI at /api/v1/openapi.json).
+
+    Read-only and open to anyone, unless FASHION_API_TOKEN is set: then every request must
+    carry it (Authorization: Bearer ...). Only promoted entries are shown, never a draft.
+    """
+    import uvicorn
+
+    from fashion_assets.catalog_api import create_api
+    from fashion_assets.review_app.server import timed_config
+    from fashion_assets.storage import open_store
+
+    try:
+        cache_s = settings.positive_int(os.environ, "FASHION_API_CACHE_SECONDS")
+        head_s = settings.positive_int(os.environ, "FASHION_REVIEW_HEAD_TIMEOUT")
+        body_s = settings.positive_int(os.environ, "FASHION_REVIEW_BODY_TIMEOUT")
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    token = settings.setting(os.environ, "FASHION_API_TOKEN")
+    app = create_api(catalog_engine(), open_store(settings.store_url(),
+                                                  home=settings.home_dir()),
+                     cache_s=cache_s, token=token)
+    click.echo(f"read API on http://{host}:{port}/api/v1/ ("
+               + ("a token is required" if token else "open to anyone") + ")")
+    uvicorn.Server(timed_config(app, host=host, port=port, log_level="info",
+                                head_timeout_s=head_s, body_timeout_s=body_s)).run()
