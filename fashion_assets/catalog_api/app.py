@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -28,14 +29,14 @@ from starlette.routing import Route
 from fashion_assets.catalog import published
 from fashion_assets.catalog_api.openapi import openapi_document
 from fashion_assets.domain.paging import PagingError, page_request
+from fashion_assets.domain.thumbnails import THUMBNAIL, NotAnImage
 from fashion_assets.review_app.media import content_type, thumbnail
-from fashion_assets.storage import ObjectStore, StoreError
+from fashion_assets.storage import ObjectStore, StoreError, is_object_key
 
 PREFIX = "/api/v1"
 DEFAULT_CACHE_S = 30.0
 CACHED_ANSWERS = 2_048
 _IMMUTABLE = "public, max-age=31536000, immutable"
-_OBJECT_KEY_CHARS = frozenset("0123456789abcdef")
 
 
 class BadRequest(ValueError):
@@ -104,8 +105,8 @@ class _Api:
             if refused is not None:
                 return refused
             cache_key = str(request.url.include_query_params())
-            status, body, etag = self._cached(cache_key) or self._answer(answer, request,
-                                                                          cache_key)
+            status, body, etag = self._cached(cache_key) or await run_in_threadpool(
+                self._answer, answer, request, cache_key)
             headers = {"ETag": etag, "Cache-Control": f"public, max-age={int(self.cache_s)}"}
             if status == 200 and request.headers.get("if-none-match") == etag:
                 return Response(status_code=304, headers=headers)
@@ -138,30 +139,39 @@ class _Api:
     # -- photos ----------------------------------------------------------------------------
 
     async def photo(self, request: Request) -> Response:
-        return self._photo(request, lambda key: self.store.get(key))
+        return await self._photo(request, self._full)
 
     async def thumbnail(self, request: Request) -> Response:
-        return self._photo(request, lambda key: thumbnail(self.engine, self.store, key))
+        return await self._photo(request, self._thumbnail)
 
-    def _photo(self, request: Request, read: Callable[[str], bytes]) -> Response:
+    def _full(self, key: str) -> tuple[bytes, str]:
+        data = self.store.get(key)
+        return data, content_type(self.engine, key, data)
+
+    def _thumbnail(self, key: str) -> tuple[bytes, str]:
+        return thumbnail(self.engine, self.store, key), THUMBNAIL.content_type
+
+    async def _photo(self, request: Request, read: Callable[[str], tuple[bytes, str]]
+                     ) -> Response:
+        """A photo of a catalog entry (``read``: its bytes and type, from the store); the
+        key is checked before it reaches the catalog or the store."""
         refused = self._refused(request)
         if refused is not None:
             return refused
         key = request.path_params["key"]
-        if (len(key) != 40 or not set(key) <= _OBJECT_KEY_CHARS
-                or not published.is_published_photo(self.engine, key)):
+        if not is_object_key(key) or not await run_in_threadpool(
+                published.is_published_photo, self.engine, key):
             return JSONResponse({"error": "no such photo in the catalog"}, status_code=404)
         try:
-            data = read(key)
-        except KeyError:
+            data, kind = await run_in_threadpool(read, key)
+        except (KeyError, NotAnImage):
             return JSONResponse({"error": "the photo is missing from the store"},
                                 status_code=404)
         except StoreError:
             return JSONResponse({"error": "the object store cannot be reached"},
                                 status_code=503)
-        return Response(data, media_type=content_type(self.engine, key, data),
-                        headers={"Cache-Control": _IMMUTABLE,
-                                 "X-Content-Type-Options": "nosniff"})
+        return Response(data, media_type=kind, headers={"Cache-Control": _IMMUTABLE,
+                                                        "X-Content-Type-Options": "nosniff"})
 
     # -- shared ----------------------------------------------------------------------------
 
