@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, bindparam, text
 
 from fashion_assets.catalog.db import utc_naive
 from fashion_assets.catalog.entities import same_source
@@ -31,6 +31,10 @@ from fashion_assets.domain.coverage import (
     incomplete_sql,
 )
 from fashion_assets.sources.registry import SOURCES
+
+# The show ids of an ``IN``: one statement whatever their number, so SQLAlchemy compiles
+# and caches it once (a placeholder per id made a statement of every length, each cached).
+_IDS = bindparam("ids", expanding=True)
 
 
 def _incomplete(rules: CoverageRules) -> str:
@@ -101,34 +105,32 @@ def refund_attempts(engine: Engine, show_ids: Sequence[int]) -> None:
     reason to give up on a show."""
     if not show_ids:
         return
-    marks = ", ".join(f":i{n}" for n in range(len(show_ids)))
     with engine.begin() as conn:
         conn.execute(text(
             "UPDATE coverage_repairs SET attempts = attempts - 1 WHERE attempts > 0"
-            f" AND gave_up_at IS NULL AND show_id IN ({marks})"),
-            {f"i{n}": i for n, i in enumerate(show_ids)})
+            " AND gave_up_at IS NULL AND show_id IN :ids").bindparams(_IDS),
+            {"ids": list(show_ids)})
 
 
 def _give_up_reasons(conn, show_ids: Sequence[int]) -> dict[int, str]:
     """Why each show stays incomplete: its missing photos' reasons, else its last failure."""
     if not show_ids:
         return {}
-    marks = ", ".join(f":i{n}" for n in range(len(show_ids)))
-    params = {f"i{n}": i for n, i in enumerate(show_ids)}
+    params = {"ids": list(show_ids)}
     missing: dict[int, dict[str, int]] = defaultdict(dict)
     for show_id, reason, count in conn.execute(text(
             "SELECT show_id, reason, count(*) FROM runway_missing_images"
-            f" WHERE show_id IN ({marks}) GROUP BY show_id, reason"), params):
+            " WHERE show_id IN :ids GROUP BY show_id, reason").bindparams(_IDS), params):
         missing[int(show_id)][str(reason)] = int(count)
     last: dict[int, str] = {}
     for show_id, outcome, reason in conn.execute(text(
             "SELECT s.id, l.outcome, l.reason FROM runway_shows s JOIN ingest_log l"
             f" ON {same_source('l', 's')}"
-            f" WHERE s.id IN ({marks}) ORDER BY l.id"), params):
+            " WHERE s.id IN :ids ORDER BY l.id").bindparams(_IDS), params):
         last[int(show_id)] = f"{outcome}: {reason}" if reason else str(outcome)
     attempts = dict(conn.execute(text(
-        f"SELECT show_id, attempts FROM coverage_repairs WHERE show_id IN ({marks})"), params
-    ).all())
+        "SELECT show_id, attempts FROM coverage_repairs WHERE show_id IN :ids"
+    ).bindparams(_IDS), params).all())
     return {i: give_up_reason(missing.get(i, {}), last.get(i, ""), int(attempts.get(i, 0)))
             for i in show_ids}
 
@@ -142,12 +144,12 @@ def retry_given_up(engine: Engine, *, brand_slug: str | None = None,
         where.append("show_id IN (SELECT id FROM runway_shows WHERE brand_slug = :brand)")
         params["brand"] = brand_slug
     if show_ids:
-        marks = ", ".join(f":i{n}" for n in range(len(show_ids)))
-        where.append(f"show_id IN ({marks})")
-        params.update({f"i{n}": int(i) for n, i in enumerate(show_ids)})
+        where.append("show_id IN :ids")
+        params["ids"] = [int(i) for i in show_ids]
+    query = text(f"DELETE FROM coverage_repairs WHERE {' AND '.join(where)}")
     with engine.begin() as conn:
-        return int(conn.execute(text(
-            f"DELETE FROM coverage_repairs WHERE {' AND '.join(where)}"), params).rowcount or 0)
+        return int(conn.execute(query.bindparams(_IDS) if show_ids else query,
+                                params).rowcount or 0)
 
 
 @dataclass(frozen=True)
@@ -183,11 +185,10 @@ def given_up_shows(engine: Engine, show_ids: Sequence[int]) -> list[GivenUp]:
     found: list[GivenUp] = []
     with engine.connect() as conn:
         for start in range(0, len(show_ids), 500):
-            chunk = list(show_ids[start:start + 500])
-            marks = ", ".join(f":i{n}" for n in range(len(chunk)))
+            chunk = [int(i) for i in show_ids[start:start + 500]]
             found += _given_up(conn.execute(text(
-                f"{_GIVEN_UP} AND r.show_id IN ({marks}) ORDER BY s.id"),
-                {f"i{n}": int(i) for n, i in enumerate(chunk)}))
+                f"{_GIVEN_UP} AND r.show_id IN :ids ORDER BY s.id").bindparams(_IDS),
+                {"ids": chunk}))
     return found
 
 

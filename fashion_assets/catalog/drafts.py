@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, bindparam, text
 
 from fashion_assets.catalog.entities import RUNWAY, EntityTables
 from fashion_assets.catalog.ingest_log import LogEntry, write_log_in
@@ -145,13 +145,12 @@ def repair_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
     draft_id = show.draft_id
     with engine.begin() as conn:
         if images:
-            positions = ", ".join(f":p{n}" for n in range(len(images)))
-            urls = ", ".join(f":u{n}" for n in range(len(images)))
             conn.execute(text(
                 f"DELETE FROM {RUNWAY.draft_images} WHERE draft_id = :id AND"
-                f" (position IN ({positions}) OR source_image_url IN ({urls}))"),
-                {"id": draft_id, **{f"p{n}": i.position for n, i in enumerate(images)},
-                 **{f"u{n}": i.source_image_url for n, i in enumerate(images)}})
+                " (position IN :positions OR source_image_url IN :urls)").bindparams(
+                    bindparam("positions", expanding=True), bindparam("urls", expanding=True)),
+                {"id": draft_id, "positions": [i.position for i in images],
+                 "urls": [i.source_image_url for i in images]})
             _insert_photos(conn, RUNWAY, draft_id, images)
         # The draft changes (and says so in updated_at) only when it gained photos or count.
         conn.execute(text(

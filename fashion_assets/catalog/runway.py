@@ -284,12 +284,11 @@ def manifest_images(engine: Engine, show_ids: Iterable[int]) -> dict[int, list[M
         return result
     with engine.connect() as conn:
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            marks = ", ".join(f":i{n}" for n in range(len(chunk)))
             rows = conn.execute(
                 text("SELECT show_id, position, url, caption FROM runway_manifest_images"
-                     f" WHERE show_id IN ({marks}) ORDER BY show_id, position"),
-                {f"i{n}": value for n, value in enumerate(chunk)},
+                     " WHERE show_id IN :ids ORDER BY show_id, position"
+                     ).bindparams(bindparam("ids", expanding=True)),
+                {"ids": ids[start:start + 500]},
             )
             for show_id, position, url, caption in rows:
                 result[show_id].append(ManifestImage(position, url, caption))
