@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -65,7 +66,9 @@ class _Api:
                  clock: Callable[[], float]) -> None:
         self.engine, self.store, self.cache_s, self.token = engine, store, cache_s, token
         self.clock = clock
+        # Answers by URL, the least recently used first; written from the thread pool.
         self.answers: OrderedDict[str, tuple[float, bytes, str, int]] = OrderedDict()
+        self.answers_lock = threading.Lock()
 
     # -- the JSON answers ------------------------------------------------------------------
 
@@ -123,16 +126,19 @@ class _Api:
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
         etag = f'"{hashlib.sha1(body).hexdigest()}"'
         if status in (200, 404):
-            self.answers[cache_key] = (self.clock() + self.cache_s, body, etag, status)
-            while len(self.answers) > CACHED_ANSWERS:
-                self.answers.popitem(last=False)
+            with self.answers_lock:
+                self.answers[cache_key] = (self.clock() + self.cache_s, body, etag, status)
+                self.answers.move_to_end(cache_key)
+                while len(self.answers) > CACHED_ANSWERS:
+                    self.answers.popitem(last=False)
         return status, body, etag
 
     def _cached(self, cache_key: str) -> tuple[int, bytes, str] | None:
-        cached = self.answers.get(cache_key)
-        if cached is None or cached[0] <= self.clock():
-            return None
-        self.answers.move_to_end(cache_key)
+        with self.answers_lock:
+            cached = self.answers.get(cache_key)
+            if cached is None or cached[0] <= self.clock():
+                return None
+            self.answers.move_to_end(cache_key)
         _, body, etag, status = cached
         return status, body, etag
 
