@@ -48,6 +48,7 @@ from bench.common import (
     MEDIAN_OF,
     Measured,
     Replica,
+    every_few,
     fresh_database,
     machine,
     machine_sentence,
@@ -249,16 +250,6 @@ def run_archive(fraction: float, photos: int, save: Path | None = None,
     return result
 
 
-def _every_few(minutes: tuple[float, ...], most: int = 13) -> tuple[int, tuple[float, ...]]:
-    """At most ``most`` of the minutes' peaks, every few minutes and the last: how many
-    minutes apart they are, and the peaks. A two-hour crawl's 120 are too many to read."""
-    apart = max(1, -(-(len(minutes) - 1) // (most - 1))) if len(minutes) > most else 1
-    picked = minutes[::apart]
-    if (len(minutes) - 1) % apart:
-        picked += minutes[-1:]
-    return apart, picked
-
-
 def recrawl_rows(r: dict[str, Any]) -> list[str]:
     """The no-change re-crawl at each batch size measured: its runs, requests and wall time,
     and of its runs' time, what Dagster took beyond the steps (per run). The page delay's
@@ -295,7 +286,7 @@ def report(r: dict[str, Any]) -> str:
     # shown beside it: the workers' first batch warms their caches (about 25 MB each, once).
     drift = (minutes[-1] - minutes[0]) / minutes[0] if minutes else float("nan")
     highest = (max(minutes) - minutes[0]) / minutes[0] if minutes else float("nan")
-    apart, shown = _every_few(minutes)
+    apart, shown = every_few(minutes)
     share = again.requests / first.requests
     recorded = sum(r["outcomes"].values())
     found = r["discovery"].output or {}

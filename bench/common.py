@@ -271,3 +271,13 @@ def machine_sentence(measured_on: dict[str, str] | None = None) -> str:
     """``Machine: cpu ..., python ..., dagster ... .``: how every figures section ends its
     preamble (``measured_on``: a saved run's ``machine()``, else this one's)."""
     return "Machine: " + ", ".join(f"{k} {v}" for k, v in (measured_on or machine()).items()) + "."
+
+
+def every_few(minutes: tuple[float, ...], most: int = 13) -> tuple[int, tuple[float, ...]]:
+    """At most ``most`` of the minutes' peaks, every few minutes and the last: how many
+    minutes apart they are, and the peaks. A two-hour crawl's 120 are too many to read."""
+    apart = max(1, -(-(len(minutes) - 1) // (most - 1))) if len(minutes) > most else 1
+    picked = minutes[::apart]
+    if (len(minutes) - 1) % apart:
+        picked += minutes[-1:]
+    return apart, picked
