@@ -56,7 +56,7 @@ from bench.common import (
     median_ms,
     replica,
 )
-from bench.reliability import write_sections
+from bench.reliability import publish
 from bench.run import POLITE, scrapy_crawl
 from fashion_assets import settings
 from fashion_assets.replica.archive import in_fraction
@@ -359,11 +359,8 @@ def main() -> None:
     measured = (pickle.loads(args.report.read_bytes()) if args.report
                 else run_archive(args.fraction, args.photos, args.save, args.recrawl_batches))
     text = report(measured)
-    print(text)
-    if args.write:
-        heading = f"First crawl and re-crawl, {measured['fraction']:.0%} of the archive"
-        write_sections({heading: text}, DOC)
-        print(f"wrote the {heading!r} section of {DOC}")
+    publish(text, f"First crawl and re-crawl, {measured['fraction']:.0%} of the archive", DOC,
+            args.write)
 
 
 if __name__ == "__main__":

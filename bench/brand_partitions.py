@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -46,7 +47,7 @@ from bench.common import (
     median_ms,
     replica,
 )
-from bench.reliability import write_sections
+from bench.reliability import publish
 from bench.run import POLITE
 from bench.topology import DEPLOY, Topology, dagster_pg_env, wait_for
 
@@ -203,8 +204,6 @@ def held_queue_instance() -> str:
 
 
 def run(fraction: float) -> dict[str, Any]:
-    import subprocess
-
     from fashion_assets.jobs.crawl_schedule import batch_size
 
     with tempfile.TemporaryDirectory(prefix="fa-partitions-") as folder, \
@@ -282,10 +281,7 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help=f"put the figures in {DOC}")
     args = parser.parse_args()
     text = report(run(args.fraction))
-    print(text)
-    if args.write:
-        write_sections({HEADING: text}, DOC)
-        print(f"wrote the {HEADING!r} section of {DOC}")
+    publish(text, HEADING, DOC, args.write)
 
 
 if __name__ == "__main__":

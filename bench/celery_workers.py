@@ -40,7 +40,7 @@ from bench.common import (
     measure,
     replica,
 )
-from bench.reliability import write_sections
+from bench.reliability import publish
 from bench.run import s3_env
 from bench.topology import Topology, dagster_pg_env, rabbitmq_vhost, wait_for
 from fashion_assets.sources.registry import VOGUE
@@ -264,10 +264,7 @@ def main() -> None:
         print(cli, flush=True)
     text = section([median_crawl(rounds[1]), median_crawl(rounds[2]), cli],
                    {w: [c.photos_per_s for c in crawls] for w, crawls in rounds.items()}, args)
-    print(text)
-    if args.write:
-        write_sections({SECTION: text}, DOC)
-        print(f"wrote the {SECTION!r} section of {DOC}")
+    publish(text, SECTION, DOC, args.write)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from bench.common import machine_sentence
-from bench.reliability import write_sections
+from bench.reliability import publish
 from fashion_assets.domain.looks import DEFAULT_LOOK_RULES, LookPhoto, LookRules, merge_looks
 from fashion_assets.domain.perceptual_hash import PerceptualHash, perceptual_hash
 from fashion_assets.replica.build import build_site
@@ -165,10 +165,7 @@ def main() -> None:
     rules = DEFAULT_LOOK_RULES
     text = report(args, merge_quality(args.brands, args.shows, args.photos, rules),
                   hashing_cost(), rules)
-    print(text)
-    if args.write:
-        write_sections({HEADING: text}, DOC)
-        print(f"wrote the {HEADING!r} section of {DOC}")
+    publish(text, HEADING, DOC, args.write)
 
 
 if __name__ == "__main__":

@@ -851,6 +851,15 @@ def write_sections(sections: Mapping[str, str], path: Path = DOC) -> None:
     os.replace(temp, path)
 
 
+def publish(text: str, heading: str, doc: Path, write: bool) -> None:
+    """A bench's figures to the terminal and, with ``--write``, as the ``heading`` section
+    of ``doc``."""
+    print(text)
+    if write:
+        write_sections({heading: text}, doc)
+        print(f"wrote the {heading!r} section of {doc}")
+
+
 def summary_table(figures: dict[str, Any]) -> str:
     """The verdicts and the key figures, for the terminal."""
     faults, kills = figures["faults"], figures["kills"]

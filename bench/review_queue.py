@@ -32,7 +32,7 @@ from PIL import Image
 from sqlalchemy import text
 
 from bench.common import ROOT, fresh_database, machine_sentence
-from bench.reliability import write_sections
+from bench.reliability import publish
 from fashion_assets.catalog.editors import add_editor
 from fashion_assets.domain.names import name_slug
 from fashion_assets.domain.passwords import ScryptCost
@@ -217,10 +217,7 @@ def main() -> None:
         + ("met." if again_bytes < THUMB_SHARE * full_bytes and first_bytes == again_bytes
            else "NOT met."),
     ])
-    print(section)
-    if args.write:
-        write_sections({"Review queue (issue 17)": section}, DOC)
-        print(f"wrote the Review queue section of {DOC}")
+    publish(section, "Review queue (issue 17)", DOC, args.write)
 
 
 if __name__ == "__main__":

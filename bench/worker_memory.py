@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from bench.common import BIN, checkout_env, fresh_database, machine_sentence, replica
-from bench.reliability import write_sections
+from bench.reliability import publish
 from bench.run import POLITE
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
@@ -113,10 +113,7 @@ def main() -> None:
         results[key] = measure_worker(args.fraction, args.batch, args.runs, release)
         print(key, [round(r["rss_mb"]) for r in results[key]], flush=True)
     text = report(args, results)
-    print(text)
-    if args.write:
-        write_sections({HEADING: text}, DOC)
-        print(f"wrote the {HEADING!r} section of {DOC}")
+    publish(text, HEADING, DOC, args.write)
 
 
 if __name__ == "__main__":
