@@ -1,8 +1,9 @@
 """Imported by the fork server of a crawl's worker processes (``runs._crawl_in_pool``), and
 by nothing else.
 
-The fork server imports the pipeline once, the S3 client when the store is on S3, and opens
-the Dagster instance, so that no worker does any of it again: the first page goes out
+The fork server imports the pipeline once, the S3 client when the store is on S3, opens
+the Dagster instance and builds the crawl jobs, so that no worker (a fresh one for each run)
+does any of it again: the first page goes out
 sooner and the workers share those pages of memory. The instance holds no connection
 (Dagster's SQLite storages connect per call) and starts no thread, so forking it is safe;
 its environment is the workers' own, as they inherit the fork server's.
@@ -21,6 +22,7 @@ so its exit skips that teardown.
 """
 
 import atexit
+import contextlib
 import gc
 import os
 
@@ -36,6 +38,8 @@ except Exception:
     # Not here: a fork server that fails its preload breaks the pool with an obscure error.
     # Each worker opens the instance itself then, and its run reports why it failed.
     runs.worker_instance.cache_clear()
+with contextlib.suppress(Exception):  # as above: the worker builds it, its run says why
+    runs.build_crawl_jobs()
 
 gc.freeze()
 

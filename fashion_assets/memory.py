@@ -1,11 +1,11 @@
-"""A long-lived crawl process hands the memory a run freed back to the system.
+"""A crawl in one process hands the memory a run freed back to the system.
 
-``fashion-assets crawl`` workers, and the CLI's own process with one worker, execute run
-after run. Python frees a run's objects when it ends, but glibc keeps the freed heap pages
-for later use, so a worker's size stays that of the biggest run it ever executed (a batch
-of designers with hundreds of shows): over a long crawl, memory creeps up batch by batch
-although nothing is kept. ``malloc_trim`` returns those pages. Where there is no glibc
-(musl, macOS), nothing is done.
+``fashion-assets crawl`` with one worker executes run after run in its own process (with
+more, each run gets a fresh process: ``fresh_processes.py``). Python frees a run's objects
+when it ends, but glibc keeps the freed heap pages for later use, so the process would stay
+the size of the biggest run it ever executed (a batch of designers with hundreds of shows):
+over a long crawl, memory creeps up batch by batch although nothing is kept.
+``malloc_trim`` returns those pages. Where there is no glibc (musl, macOS), nothing is done.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 The CLI and the demo crawl through here, on the persistent instance in ``DAGSTER_HOME``
 (a folder under ``FASHION_HOME`` when unset), so every run they make shows up in the
 Dagster UI afterwards. A crawl's CPU is its HTTP stack, in one thread: on a machine with
-several cores, brands go to that many worker processes, each one run per brand, like a
-Dagster daemon launching runs side by side.
+several cores, runs go to that many worker processes at once, a fresh process for each
+run, as a Dagster daemon launches runs side by side.
 
 Every run made here carries the mark of the process executing it (``PROCESS_TAG``), so a run
 whose process is gone is told from one that runs: a crawl fails those of this machine before
@@ -24,7 +24,6 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from enum import StrEnum
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from fashion_assets import settings
+from fashion_assets.fresh_processes import Task, run_in_fresh_processes
 from fashion_assets.memory import release_freed_memory
 from fashion_assets.processes import (
     ProcessMark,
@@ -223,7 +223,7 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
     for kind in {kind for kind, _ in targets} - {"batch"}:
         added |= {(kind, key) for key in _add_partitions(
             instance, CRAWL_KINDS[kind].partitions, [key for k, key in targets if k == kind])}
-    env_items = tuple(sorted((env if env is not None else os.environ).items()))
+    env_items = _env_items(env if env is not None else os.environ)
     mark = {PROCESS_TAG: str(process_mark())}
     summaries = []
     for kind, key in targets:
@@ -320,6 +320,17 @@ def _add_partitions(instance: Any, name: str, keys: Iterable[str]) -> list[str]:
     return wanted
 
 
+def _env_items(env: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(env.items()))
+
+
+def build_crawl_jobs() -> None:
+    """Every crawl job, built for this process's environment: the fork server does it once,
+    so each worker it forks (one per run) finds its job built for the crawl's environment."""
+    for kind in CRAWL_KINDS.values():
+        _crawl_job(_env_items(os.environ), kind.job)
+
+
 @functools.cache
 def _crawl_job(env_items: tuple[tuple[str, str], ...], name: str):  # -> JobDefinition
     """A crawl job for one environment, built once per process (resolving it is not free)."""
@@ -336,9 +347,10 @@ def crawl_in_workers(targets: Sequence[tuple[str, str]], workers: int,
 
     ``on_summary`` gets each partition's summary as soon as its run ends (the progress a
     terminal shows), in the order they end. The parent imports no Dagster: it only hands
-    out targets, so its memory stays small. Workers fork from a server process that
-    imported the pipeline once, so they start in milliseconds instead of each importing
-    Dagster again. One worker, or one target, is crawled in this process.
+    out targets, so its memory stays small. Each run gets a fresh worker process, forked
+    from a server process that imported the pipeline once, so it starts in milliseconds
+    instead of importing Dagster again, and ends with its run, memory and all. One worker,
+    or one target, is crawled in this process.
 
     Runs left by processes that are gone are failed as it starts. SIGTERM or SIGINT stops the
     crawl: no further partition starts, the runs in progress end, and ``CrawlStopped``
@@ -442,37 +454,57 @@ def _crawl_here(targets: Sequence[tuple[str, str]], env: Mapping[str, str] | Non
 def _crawl_in_pool(targets: Sequence[tuple[str, str]], workers: int,
                    env: Mapping[str, str] | None, run_log: RunLog,
                    on_summary: Callable[[dict[str, Any]], None]) -> list[dict[str, Any]]:
-    """The targets in ``workers`` worker processes. A stop cancels the targets not started
-    and kills the workers with everything they started; their runs are then canceled."""
+    """The targets in up to ``workers`` processes at once, a fresh one for each run, so no
+    run's memory carries over to the next (``fresh_processes``). A worker that dies mid-run
+    (killed, out of memory) leaves its target a failed summary, the other targets go on,
+    and its run is failed at the end. A stop cancels the targets not started and kills the
+    workers with everything they started; their runs are then canceled."""
     default_dagster_home()
     context = multiprocessing.get_context("forkserver")  # never forks a process with threads
     context.set_forkserver_preload(["fashion_assets.fork_server"])
     worker_env = dict(env or os.environ)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                             initializer=_die_with_parent) as pool:
-        try:
-            # Dagster in a worker, not here; beside the first partitions, not before them:
-            # the runs it fails belong to processes that are gone, never to this crawl.
-            dead_runs = pool.submit(_fail_dead_runs, worker_env)
-            futures = {pool.submit(_crawl_one, target, worker_env, run_log): n
-                       for n, target in enumerate(targets)}
-            done: dict[int, dict[str, Any]] = {}
-            for future in as_completed(futures):
-                done[futures[future]] = future.result()
-                on_summary(done[futures[future]])
-            dead_runs.result()
-            return [done[n] for n in range(len(targets))]
-        except _Stop as stop:
-            pool.shutdown(wait=False, cancel_futures=True)
-            marks = {process_mark(worker.pid) for worker in multiprocessing.active_children()
-                     if worker.pid is not None}
-            for mark in marks:
-                kill_process_tree(mark.pid)
-            raise _stopped(stop, marks, env) from None
+    # Dagster in a worker, not here; beside the first partitions, not before them: the runs
+    # it fails belong to processes that are gone, never to this crawl.
+    tasks = [Task(_fail_dead_runs, (worker_env,)),
+             *(Task(_crawl_one, (target, worker_env, run_log)) for target in targets)]
+    done: dict[int, dict[str, Any]] = {}
+
+    def finished(index: int, summary: Any) -> None:
+        if index:
+            done[index - 1] = summary
+            on_summary(summary)
+
+    def died(index: int, exitcode: int | None) -> None:
+        if index:
+            done[index - 1] = summary = _died(targets[index - 1], exitcode)
+            on_summary(summary)
+
+    try:
+        run_in_fresh_processes(tasks, workers, context, on_result=finished, on_died=died,
+                               initializer=_die_with_parent)
+        if any("run_id" not in summary for summary in done.values()):
+            run_in_fresh_processes([tasks[0]], 1, context, on_result=finished, on_died=died)
+        return [done[n] for n in range(len(targets))]
+    except _Stop as stop:
+        marks = {process_mark(worker.pid) for worker in multiprocessing.active_children()
+                 if worker.pid is not None}
+        for mark in marks:
+            kill_process_tree(mark.pid)
+        raise _stopped(stop, marks, env) from None
+
+
+def _died(target: tuple[str, str], exitcode: int | None) -> dict[str, Any]:
+    """The summary of a target whose worker process ended mid-run: its run is failed once
+    the crawl's other runs end (or by the next crawl, or stuck_runs_sensor)."""
+    kind, key = target
+    how = (f"killed by {signal.Signals(-exitcode).name}" if exitcode is not None
+           and exitcode < 0 and -exitcode in signal.valid_signals() else f"exit code {exitcode}")
+    return {"kind": kind, kind: key, "partition": key, "success": False,
+            "error": f"its worker process ended mid-run ({how})"}
 
 
 def _die_with_parent() -> None:
-    """Each worker's first act (the pool's initializer): a thread that ends the worker the
+    """Each worker's first act: a thread that ends the worker the
     moment the crawl command that started it is gone, whatever ended it, SIGKILL too.
 
     It waits on the command's end of a pipe (``parent_process().sentinel``), which the

@@ -24,8 +24,10 @@ from sqlalchemy import Engine
 
 from bench.reliability import ONE_AT_A_TIME, CrawlProcess, wait_until
 from fashion_assets.catalog import progress
+from fashion_assets.processes import ProcessMark, is_gone
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.resources import catalog_engine, resources_from_env
+from fashion_assets.runs import PROCESS_TAG
 from fashion_assets.sensors.stuck_runs import stuck_runs_sensor
 from fashion_assets.status import crawler_status
 from fashion_assets.storage import open_store
@@ -158,3 +160,32 @@ def test_sigterm_stops_the_crawl_ends_its_runs_and_exits_143(
         row = progress.get(crawl.engine, run_id)
         assert row is not None and row.status == "terminated"
         assert "crawl stopped by SIGTERM" in row.note
+
+
+@pytest.mark.parametrize("held_crawl", [2], indirect=True)
+def test_a_worker_killed_mid_run_fails_that_run_and_the_crawl_goes_on(
+        held_crawl: HeldCrawl, dagster_instance: DagsterInstance,
+        replica_site: ReplicaServer) -> None:
+    """Each run has a process of its own: one killed (out of memory, an operator) fails
+    its run, named in the crawl's summary, while the other run ends as if nothing happened."""
+    crawl = held_crawl
+    killed, spared = crawl.run_ids
+    mark = ProcessMark.parse(dagster_instance.get_run_by_id(killed).tags[PROCESS_TAG])
+    assert mark is not None and mark.pid != crawl.pid
+
+    os.kill(mark.pid, signal.SIGKILL)
+    wait_until(lambda: is_gone(mark), "the killed worker to be gone", [crawl.process], GONE_S)
+    replica_site.release_images()
+
+    done = crawl.process.finish(deadline_s=120)
+    assert done.returncode == 1, done.log_tail
+    partition = dagster_instance.get_run_by_id(killed).tags["dagster/partition"]
+    [failed] = [s for s in done.summaries if not s["success"]]
+    assert failed["partition"] == partition
+    assert failed["error"] == "its worker process ended mid-run (killed by SIGKILL)"
+    assert [s["success"] for s in done.summaries].count(True) == 1
+    assert dagster_instance.get_run_by_id(killed).status == DagsterRunStatus.FAILURE
+    assert dagster_instance.get_run_by_id(spared).status == DagsterRunStatus.SUCCESS
+    row = progress.get(crawl.engine, killed)
+    assert row is not None and row.status == "failed" and "is gone" in row.note
+    crawl.all_gone()
