@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -136,8 +137,7 @@ class Measured:
     returncode: int
     stdout: str
     stderr_tail: str
-    # CPU seconds (user and system) of the command's process tree, every process counted as
-    # last sampled (up to a sampling interval of a process's last moments is missed).
+    # CPU seconds (user and system) of the command's process tree (``tree_cpu_ticks``).
     cpu_s: float = 0.0
     # The peak of each minute, in MB, from the first minute on.
     peak_mb_by_minute: tuple[float, ...] = ()
@@ -147,9 +147,11 @@ def measure(command: list[str], env: Mapping[str, str], cwd: Path | None = None)
     """Run ``command`` (this checkout's code first on its path) to completion, sampling the
     PSS and the CPU time of its process tree.
 
-    The CPU time is sampled too, process by process: the crawl's workers are forked by a
-    fork server that nobody waits for, so the kernel's accounting of waited-for children
-    (``RUSAGE_CHILDREN``) never sees them."""
+    The CPU time is sampled too, process by process (``tree_cpu_ticks``): the crawl's
+    workers are forked by a fork server that nobody waits for, so the kernel's accounting of
+    waited-for children (``RUSAGE_CHILDREN``) never sees them. That accounting gives the
+    command's own process whole, with the children it waited for."""
+    before = _children_ticks()
     started = time.perf_counter()
     process = subprocess.Popen(command, env={**os.environ, **checkout_env(), **env}, cwd=cwd,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -158,32 +160,88 @@ def measure(command: list[str], env: Mapping[str, str], cwd: Path | None = None)
     stdout, stderr = process.communicate()
     wall = time.perf_counter() - started
     sampler.stop()
+    sampler.root_whole(_children_ticks() - before)
     return Measured(wall, sampler.peak_kb / 1024, process.returncode, stdout, stderr[-4000:],
                     sampler.cpu_s, tuple(kb / 1024 for kb in sampler.by_minute))
 
 
+def _children_ticks() -> int:
+    """The CPU ticks of this process's children it waited for (and theirs), so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return round((usage.ru_utime + usage.ru_stime) * os.sysconf("SC_CLK_TCK"))
+
+
+@dataclass(frozen=True)
+class ProcessCpu:
+    """One process's CPU ticks at the last sample that found it."""
+
+    own: int  # user and system ticks of the process itself
+    reaped: int  # those of its children it has waited for (cutime and cstime), whole
+    parent: tuple[int, int] | None  # the (pid, start time) of its parent, if sampled
+    last_seen: int  # the number of that sample
+
+
+def tree_cpu_ticks(processes: Mapping[tuple[int, int], ProcessCpu],
+                   vanished: Mapping[tuple[int, int], int]) -> int:
+    """The CPU ticks a process tree used, from samples of each process's ``/proc`` stat.
+
+    A process's own ticks are only known up to its last sample, and a crawl's workers (a
+    fresh one per run) end between samples. A process that ends is waited for by its parent
+    (the fork server waits for its workers), and from then on its whole CPU time, its last
+    moments too, is in the parent's ``reaped`` ticks. So a process that vanished (not found
+    at sample ``vanished[key]``) while its parent was sampled at or after that is counted
+    through its parent, and every other process as it was last sampled.
+    """
+    total = 0
+    for key, cpu in processes.items():
+        total += cpu.own + cpu.reaped
+        parent = processes.get(cpu.parent) if cpu.parent is not None else None
+        if key in vanished and parent is not None and parent.last_seen >= vanished[key]:
+            total -= cpu.own + cpu.reaped
+    return total
+
+
 class _PeakPss(threading.Thread):
+    """Samples a command's process tree: its PSS, the peak of each minute, and each process's
+    CPU ticks. A process once found is sampled until it ends, even after the command ended
+    (its fork server outlives it a moment), so it is known who waited for whom."""
+
     def __init__(self, pid: int, interval_s: float = 0.25) -> None:
         super().__init__(daemon=True)
         self.pid = pid
         self.interval_s = interval_s
         self.peak_kb = 0
         self.by_minute: list[int] = []
-        self._cpu_ticks: dict[tuple[int, int], int] = {}  # (pid, start time): CPU ticks
+        self._cpu: dict[tuple[int, int], ProcessCpu] = {}  # (pid, start time): CPU ticks
+        self._vanished: dict[tuple[int, int], int] = {}  # (pid, start time): the sample
+        self._sample = 0
         self._done = threading.Event()
 
     @property
     def cpu_s(self) -> float:
-        return sum(self._cpu_ticks.values()) / os.sysconf("SC_CLK_TCK")
+        return tree_cpu_ticks(self._cpu, self._vanished) / os.sysconf("SC_CLK_TCK")
+
+    def root_whole(self, ticks: int) -> None:
+        """The command's process, once ended and waited for: its whole CPU time and that of
+        the children it waited for, known at its last moment (``RUSAGE_CHILDREN``)."""
+        for key in list(self._cpu):
+            if key[0] == self.pid:
+                self._cpu[key] = ProcessCpu(ticks, 0, None,
+                                            self._vanished.get(key, self._sample))
 
     def run(self) -> None:
         started = time.monotonic()
         while not self._done.is_set():
-            tree = _tree(self.pid)
-            for pid in tree:
-                ticks = _cpu_ticks(pid)
-                if ticks is not None:
-                    self._cpu_ticks[(pid, ticks[0])] = ticks[1]
+            self._sample += 1
+            alive = [key[0] for key, cpu in self._cpu.items() if key not in self._vanished]
+            tree = list(dict.fromkeys(pid for top in [self.pid, *alive] for pid in _tree(top)))
+            stats = {pid: stat for pid in tree if (stat := _cpu_stat(pid)) is not None}
+            keys = {pid: (pid, stat[0]) for pid, stat in stats.items()}
+            for pid, (_, own, reaped, ppid) in stats.items():
+                self._cpu[keys[pid]] = ProcessCpu(own, reaped, keys.get(ppid), self._sample)
+            for key, cpu in self._cpu.items():
+                if cpu.last_seen == self._sample - 1:
+                    self._vanished[key] = self._sample
             kb = sum(_pss_kb(p) for p in tree)
             self.peak_kb = max(self.peak_kb, kb)
             minute = int((time.monotonic() - started) // 60)
@@ -217,15 +275,18 @@ def _tree(root: int) -> list[int]:
     return pids
 
 
-def _cpu_ticks(pid: int) -> tuple[int, int] | None:
-    """A process's start time and the CPU ticks (user and system) it used, from its stat."""
+def _cpu_stat(pid: int) -> tuple[int, int, int, int] | None:
+    """A process's start time, its own CPU ticks (user and system), those of the children it
+    waited for, and its parent's pid, from its stat."""
     try:
         with open(f"/proc/{pid}/stat") as handle:
             fields = handle.read().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
-    # After the command's name: state is field 3, utime 14, stime 15, starttime 22.
-    return int(fields[19]), int(fields[11]) + int(fields[12])
+    # After the command's name: state is field 3, ppid 4, utime 14, stime 15, cutime 16,
+    # cstime 17, starttime 22.
+    return (int(fields[19]), int(fields[11]) + int(fields[12]),
+            int(fields[13]) + int(fields[14]), int(fields[1]))
 
 
 def _pss_kb(pid: int) -> int:
