@@ -23,7 +23,7 @@ CREATE TABLE brand_runway_image_alternates (
     byte_size INTEGER NOT NULL,
     source TEXT NOT NULL DEFAULT '',
     source_image_url TEXT NOT NULL DEFAULT '',
-    distance INTEGER NOT NULL,
+    distance INTEGER,  -- NULL: an editor's "same" on a photo never hashed
     PRIMARY KEY (runway_id, object_key)
 );
 CREATE INDEX ix_brand_runway_image_alternates_object
@@ -39,7 +39,7 @@ CREATE TABLE street_snap_image_alternates (
     byte_size INTEGER NOT NULL,
     source TEXT NOT NULL DEFAULT '',
     source_image_url TEXT NOT NULL DEFAULT '',
-    distance INTEGER NOT NULL,
+    distance INTEGER,  -- NULL: an editor's "same" on a photo never hashed
     PRIMARY KEY (snap_id, object_key)
 );
 CREATE INDEX ix_street_snap_image_alternates_object ON street_snap_image_alternates (object_key);

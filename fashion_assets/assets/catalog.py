@@ -40,7 +40,8 @@ def approved_drafts(catalog: CatalogResource) -> MaterializeResult:
     deps=[approved_drafts],
     description="One catalog entry per entity key (a show; a street-style album), holding the "
                 "union of the photos of its approved drafts from every source, each photo "
-                "once, Vogue's first. Promoting again changes nothing.",
+                "once, Vogue's first; a look two sources publish is shown once, the other "
+                "photo kept as its alternate. Promoting again changes nothing.",
 )
 def catalog_entries(context: AssetExecutionContext, catalog: CatalogResource,
                     review_page: ReviewPageResource) -> MaterializeResult:
@@ -50,12 +51,16 @@ def catalog_entries(context: AssetExecutionContext, catalog: CatalogResource,
     for r in results:
         context.log.info(f"{r.kind}: {r.drafts_promoted} drafts promoted into "
                          f"{r.entries_created} new and {r.entries_updated} updated entries, "
-                         f"{r.photos_added} photos added")
+                         f"{r.photos_added} photos added, {r.alternates} photos kept as another "
+                         f"source's alternate of a look, {r.uncertain_pairs} pairs of photos "
+                         "left for an editor")
         metadata.update({
             f"{r.kind}_entries_created": r.entries_created,
             f"{r.kind}_entries_updated": r.entries_updated,
             f"{r.kind}_photos_added": r.photos_added,
             f"{r.kind}_drafts_promoted": r.drafts_promoted,
+            f"{r.kind}_alternates": r.alternates,
+            f"{r.kind}_uncertain_pairs": r.uncertain_pairs,
             # Photos and drafts are linked through the review page, never the store.
             **table(f"{r.kind}_preview",
                     [*_KEY_COLUMNS[r.kind], ("title", "string"), ("photos", "int"),
