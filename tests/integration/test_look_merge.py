@@ -17,27 +17,46 @@ from dagster import DagsterInstance
 from sqlalchemy import text
 
 from fashion_assets.catalog.entities import RUNWAY
-from fashion_assets.catalog.look_review import decide_look_pair, draft_looks
-from fashion_assets.domain.looks import PairDecision
+from fashion_assets.catalog.look_review import draft_looks
+from fashion_assets.domain.looks import DEFAULT_LOOK_RULES, LookPhoto, merge_looks
+from fashion_assets.domain.perceptual_hash import perceptual_hash
 from fashion_assets.replica import build_site, start_replica
 from fashion_assets.replica.images import photo_body
 from fashion_assets.replica.site import IMAGE_SIZE, RESEMBLANCE_ALIKE, RESEMBLANCE_SAME
 from fashion_assets.resources import catalog_engine
 from fashion_assets.runs import crawl_partitions
+from fashion_assets.storage import open_store
 from tests.catalog_db import query
 from tests.conftest import pipeline_env
 from tests.integration.test_promotion import entry_photos, promote
+from tests.integration.test_review_app import review_app, serve, sign_in, token
 
 SITE = build_site(brands=2, shows_per_brand=2, photos_per_show=24, hostile=False)
-GALLERY = next(a for a in SITE.impression.iter_articles() if a.brand_slug and {
-    p.resemblance for p in a.photos} >= {RESEMBLANCE_SAME, RESEMBLANCE_ALIKE})
-SHOW = next(s for s in SITE.iter_shows() if s.path.endswith(
-    f"/{GALLERY.season_code}/{GALLERY.brand_slug}"))
-KEY = (GALLERY.brand_slug, GALLERY.season_code)
 
 
 def key_of(photo: Any) -> str:
     return hashlib.sha1(photo_body(photo)).hexdigest()
+
+
+def show_of(gallery: Any) -> Any:
+    return next(s for s in SITE.iter_shows()
+                if s.path.endswith(f"/{gallery.season_code}/{gallery.brand_slug}"))
+
+
+def left_for_an_editor(gallery: Any) -> int:
+    photos = [LookPhoto(key_of(p), source, None, None, perceptual_hash(photo_body(p)))
+              for source, of in (("vogue", show_of(gallery)), ("theimpression", gallery))
+              for p in of.photos]
+    return len(merge_looks(photos, DEFAULT_LOOK_RULES).uncertain)
+
+
+# A gallery with looks shown again, a look that resembles one, and a pair too far apart to
+# merge without an editor.
+GALLERY = next(a for a in SITE.impression.iter_articles() if a.brand_slug and {
+    p.resemblance for p in a.photos} >= {RESEMBLANCE_SAME, RESEMBLANCE_ALIKE}
+    and left_for_an_editor(a))
+SHOW = show_of(GALLERY)
+KEY = (GALLERY.brand_slug, GALLERY.season_code)
 
 
 def alternates(database_url: str) -> dict[str, tuple[str, str, str, int]]:
@@ -83,7 +102,7 @@ def test_a_show_of_both_sources_shows_each_look_once_and_a_split_pair_stays_spli
         origin = photo if extra == key_of(photo) else vogue[photo.look_of]
         assert source == ("theimpression" if origin is photo else "vogue")
         assert origin.file_name.rsplit(".", 1)[0] in url, (url, origin)
-    assert merged >= len(same) - done["runway_uncertain_pairs"] and merged > 0
+    assert done["runway_uncertain_pairs"] == 1 and merged == len(same)
     assert done["runway_alternates"] == len(alternate) == merged
     for photo in GALLERY.photos:
         if photo.resemblance != RESEMBLANCE_SAME:  # its own look: always shown
@@ -92,21 +111,47 @@ def test_a_show_of_both_sources_shows_each_look_once_and_a_split_pair_stays_spli
     assert set(shown) | set(alternate) == everything and not set(shown) & set(alternate)
     assert len(shown) == len(everything) - merged
 
-    # An editor splits one merged pair on the draft's page: the entry shows both at once,
-    # and every later promotion keeps them apart.
+    # On the draft's page, an editor takes the pair left undecided for one look, and splits
+    # a merged pair: the entry follows at once, and every later promotion.
     [(vogue_draft,)] = query(database_url, "SELECT id FROM brand_runway_drafts WHERE"
                              " brand_slug = :b AND season_code = :c AND source = 'vogue'",
                              b=KEY[0], c=KEY[1])
     looks = draft_looks(engine, RUNWAY, vogue_draft)
     assert {(p.first_key, p.second_key) for p in looks.merged} == {
         (kept, extra) for extra, (kept, *_) in alternate.items()}
+    [joined] = looks.uncertain
+    assert 20 < joined.distance <= 28
     split = looks.merged[0]
-    said = decide_look_pair(engine, RUNWAY, vogue_draft, split.second_key, split.first_key,
-                            PairDecision.DIFFERENT, "editor")
-    assert said == "marked as different looks; the catalog entry follows it now"
-    after_split = entry_photos(database_url, RUNWAY, KEY)
-    assert split.second_key in after_split and split.second_key not in alternates(database_url)
-    assert len(after_split) == len(shown) + 1
+    page, decide = f"/drafts/runway:{vogue_draft}", f"/drafts/runway:{vogue_draft}/looks"
+    store = open_store(env["FASHION_STORE_URL"], home=tmp_path)
+    with serve(review_app(engine, store)) as url:
+        client = sign_in(url)
+        shown_page = client.get(page).text
+        assert f'<span id="merged-count">{merged}</span>' in shown_page
+        assert '<span id="uncertain-count">1</span>' in shown_page
+        assert f'name="second" value="{split.second_key}"' in shown_page
+        assert client.get(f"/thumbs/{split.second_key}").status_code == 200
+        csrf = token(shown_page)
+        form = {"csrf_token": csrf, "first": split.second_key, "second": split.first_key}
+        assert client.post(decide, data={**form, "decision": "maybe"}).status_code == 400
+        other_show = key_of(next(s for s in SITE.iter_shows() if s != SHOW).photos[0])
+        refused = client.post(decide, data={**form, "second": other_show,
+                                            "decision": "different"}, follow_redirects=True)
+        assert "refused: both photos must be photos of this draft" in refused.text
+        said = client.post(decide, data={"csrf_token": csrf, "first": joined.first_key,
+                                         "second": joined.second_key, "decision": "same"},
+                           follow_redirects=True)
+        assert "marked as one look; the catalog entry follows it now" in said.text
+        assert 'id="uncertain-count"' not in said.text
+        said = client.post(decide, data={**form, "decision": "different"},
+                           follow_redirects=True)
+        assert "marked as different looks; the catalog entry follows it now" in said.text
+        assert f'<span id="merged-count">{merged}</span>' in said.text
+    after = entry_photos(database_url, RUNWAY, KEY)
+    decided = alternates(database_url)
+    assert split.second_key in after and split.second_key not in decided
+    assert {joined.first_key, joined.second_key} & set(decided)
+    assert len(after) == len(shown) and len(decided) == merged
 
     with engine.begin() as conn:
         conn.execute(text("UPDATE brand_runway_drafts SET status = 'approved' WHERE"
@@ -114,5 +159,5 @@ def test_a_show_of_both_sources_shows_each_look_once_and_a_split_pair_stays_spli
     again = promote(env, instance)
 
     assert again["runway_drafts_promoted"] == 2
-    assert entry_photos(database_url, RUNWAY, KEY) == after_split
-    assert set(alternates(database_url)) == set(alternate) - {split.second_key}
+    assert entry_photos(database_url, RUNWAY, KEY) == after
+    assert alternates(database_url) == decided
