@@ -34,6 +34,10 @@ _QUERIES = {
     .bindparams(bindparam("keys", expanding=True))
     for table in IMAGE_TABLES
 }
+# The files of the current catalog export (catalog/export.py).
+_QUERIES["catalog_export_files"] = text(
+    "SELECT DISTINCT object_key FROM catalog_export_files WHERE object_key IN :keys"
+).bindparams(bindparam("keys", expanding=True))
 # A derivative (a thumbnail, catalog/derivatives.py) is referenced while its photo is.
 _QUERIES["photo_derivatives"] = text(
     "SELECT DISTINCT d.derivative_key FROM photo_derivatives d WHERE d.derivative_key IN :keys"

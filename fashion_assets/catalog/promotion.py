@@ -87,6 +87,9 @@ def remerge(conn: Connection, tables: EntityTables, key: Sequence[object]) -> in
     _rebuild_photos(conn, t)
     merge_entry_looks(conn, t, _KEYS)
     gained = _count(conn, _entry_photos_sql(t)) - before
+    conn.execute(text(f"UPDATE {t.catalog} SET revision = :rev, updated_at = CURRENT_TIMESTAMP"
+                      f" WHERE {marks}"),
+                 {"rev": next_revision(conn, t), **{f"k{n}": v for n, v in enumerate(key)}})
     conn.execute(text(f"DROP TABLE {_KEYS}"))
     return gained
 
@@ -144,7 +147,7 @@ def _promote_batch(engine: Engine, tables: EntityTables, batch_keys: int,
         existing = _count(conn, f"SELECT count(*) FROM {t.catalog} c JOIN {_KEYS} k"
                                 f" ON {same_entity(t, 'c', 'k')}")
         photos_before = _count(conn, _entry_photos_sql(t))
-        _upsert_entries(conn, t)
+        _upsert_entries(conn, t, next_revision(conn, t))
         _rebuild_photos(conn, t)
         looks = merge_entry_looks(conn, t, _KEYS)
         result.alternates += looks.alternates
@@ -163,19 +166,28 @@ def _promote_batch(engine: Engine, tables: EntityTables, batch_keys: int,
     return True
 
 
-def _upsert_entries(conn: Connection, t: EntityTables) -> None:
-    """Insert or refresh each key's entry with the text of its lead draft."""
+def next_revision(conn: Connection, t: EntityTables) -> int:
+    """Raise the kind's catalog revision, in the caller's transaction, for the entries it
+    writes to carry (the export takes the entries above the revision it exported last)."""
+    return int(conn.execute(text(
+        "UPDATE catalog_revisions SET revision = revision + 1 WHERE kind = :k"
+        " RETURNING revision"), {"k": t.kind}).scalar_one())
+
+
+def _upsert_entries(conn: Connection, t: EntityTables, revision: int) -> None:
+    """Insert or refresh each key's entry with the text of its lead draft, at ``revision``."""
     key, columns = ", ".join(t.key), ", ".join(t.copied)
     updates = ", ".join(_update(t, c) for c in t.copied)
     partition = ", ".join(f"d.{c}" for c in t.key)
     conn.execute(text(
-        f"INSERT INTO {t.catalog} ({key}, {columns})"
-        f" SELECT {key}, {columns} FROM ("
+        f"INSERT INTO {t.catalog} ({key}, {columns}, revision)"
+        f" SELECT {key}, {columns}, :rev FROM ("
         f"  SELECT {', '.join(f'd.{c}' for c in (*t.key, *t.copied))}, ROW_NUMBER() OVER ("
         f"   PARTITION BY {partition} ORDER BY {_rank('d')}, d.id) AS lead"
         f"  FROM {t.drafts} d JOIN {_KEYS} k ON {same_entity(t, 'd', 'k')}"
         f"  WHERE {contributes('d')}) drafts WHERE lead = 1"
-        f" ON CONFLICT ({key}) DO UPDATE SET {updates}, updated_at = CURRENT_TIMESTAMP"))
+        f" ON CONFLICT ({key}) DO UPDATE SET {updates}, revision = excluded.revision,"
+        " updated_at = CURRENT_TIMESTAMP"), {"rev": revision})
 
 
 def _update(t: EntityTables, column: str) -> str:
