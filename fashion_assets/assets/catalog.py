@@ -2,15 +2,25 @@
 
 Materialized by the ``promote_approved_drafts`` job, which the ``approved_drafts_sensor``
 launches when approved drafts wait: first ``approved_drafts`` (what waits), whose blocking
-checks guard promotion, then ``catalog_entries``. Thin shell over ``catalog/promotion.py``.
+checks guard promotion, then ``catalog_entries``, then ``catalog_export`` (what changed, as
+Parquet). Thin shell over ``catalog/promotion.py`` and ``catalog/export.py``.
 """
 
-from dagster import AssetExecutionContext, MaterializeResult, asset
+from dagster import (
+    AssetExecutionContext,
+    Config,
+    MaterializeResult,
+    TableColumn,
+    TableSchema,
+    asset,
+)
 
 from fashion_assets.catalog.entities import RUNWAY, STREET
+from fashion_assets.catalog.export import export_catalog
 from fashion_assets.catalog.promotion import approved_backlog, promote
+from fashion_assets.domain.export import PARTS, columns_of
 from fashion_assets.report import table
-from fashion_assets.resources import CatalogResource, ReviewPageResource
+from fashion_assets.resources import CatalogResource, ObjectStoreResource, ReviewPageResource
 from fashion_assets.sources.registry import runway_sources
 
 GROUP = "catalog"
@@ -40,7 +50,8 @@ def approved_drafts(catalog: CatalogResource) -> MaterializeResult:
     deps=[approved_drafts],
     description="One catalog entry per entity key (a show; a street-style album), holding the "
                 "union of the photos of its approved drafts from every source, each photo "
-                "once, Vogue's first. Promoting again changes nothing.",
+                "once, Vogue's first; a look two sources publish is shown once, the other "
+                "photo kept as its alternate. Promoting again changes nothing.",
 )
 def catalog_entries(context: AssetExecutionContext, catalog: CatalogResource,
                     review_page: ReviewPageResource) -> MaterializeResult:
@@ -50,12 +61,16 @@ def catalog_entries(context: AssetExecutionContext, catalog: CatalogResource,
     for r in results:
         context.log.info(f"{r.kind}: {r.drafts_promoted} drafts promoted into "
                          f"{r.entries_created} new and {r.entries_updated} updated entries, "
-                         f"{r.photos_added} photos added")
+                         f"{r.photos_added} photos added, {r.alternates} photos kept as another "
+                         f"source's alternate of a look, {r.uncertain_pairs} pairs of photos "
+                         "left for an editor")
         metadata.update({
             f"{r.kind}_entries_created": r.entries_created,
             f"{r.kind}_entries_updated": r.entries_updated,
             f"{r.kind}_photos_added": r.photos_added,
             f"{r.kind}_drafts_promoted": r.drafts_promoted,
+            f"{r.kind}_alternates": r.alternates,
+            f"{r.kind}_uncertain_pairs": r.uncertain_pairs,
             # Photos and drafts are linked through the review page, never the store.
             **table(f"{r.kind}_preview",
                     [*_KEY_COLUMNS[r.kind], ("title", "string"), ("photos", "int"),
@@ -68,4 +83,47 @@ def catalog_entries(context: AssetExecutionContext, catalog: CatalogResource,
                       e.lead_draft_id, review_page.draft_url(r.kind, e.lead_draft_id))
                      for e in r.preview]),
         })
+    return MaterializeResult(metadata=metadata)
+
+
+class ExportConfig(Config):
+    """``full_rebuild``: export every entry again, and forget the earlier exports."""
+
+    full_rebuild: bool = False
+
+
+_DAGSTER_TYPES = {"Int64": "int", "string": "string", "datetime64[us]": "timestamp"}
+
+
+@asset(
+    group_name=GROUP,
+    owners=["team:fashion-assets"],
+    kinds={"parquet"},
+    deps=[catalog_entries],
+    description="The catalog as Parquet files in the object store, for others to read: per "
+                "kind, the entries and their photos (shown and alternates) with provenance "
+                "and perceptual hashes. Only the entries changed since the last export; "
+                "nothing when nothing changed; everything with full_rebuild.",
+)
+def catalog_export(context: AssetExecutionContext, config: ExportConfig,
+                   catalog: CatalogResource, store: ObjectStoreResource) -> MaterializeResult:
+    result = export_catalog(catalog.engine(), store.open(), full_rebuild=config.full_rebuild)
+    metadata: dict[str, object] = {"full_rebuild": result.full_rebuild,
+                                   "export_id": result.export_id if result.export_id else 0,
+                                   "files_written": len(result.files)}
+    for f in result.files:
+        name = f"{f.kind}_{f.part}"
+        metadata[f"{name}_rows"] = f.row_count
+        metadata[f"{name}_object_key"] = f.object_key
+        metadata[f"{name}_bytes"] = f.byte_size
+    for kind in ("runway", "street"):
+        for part in PARTS:
+            metadata[f"{kind}_{part}_schema"] = TableSchema(columns=[
+                TableColumn(name, _DAGSTER_TYPES[dtype])
+                for name, dtype in columns_of(kind, part).items()])
+    context.log.info(
+        "catalog export: nothing changed since the last one, nothing written"
+        if not result.files else
+        f"catalog export {result.export_id}: " + ", ".join(
+            f"{f.kind} {f.part} {f.row_count} rows ({f.byte_size} bytes)" for f in result.files))
     return MaterializeResult(metadata=metadata)

@@ -26,6 +26,8 @@ class EntityTables:
     catalog: str
     catalog_images: str
     catalog_image_fk: str
+    # The photos of an entry's looks it does not show, beside the one it keeps (catalog/looks.py).
+    catalog_alternates: str
     key: tuple[str, ...]
     # Entry columns taken from the lead draft (domain/promotion.py: lead_draft).
     copied: tuple[str, ...]
@@ -42,6 +44,7 @@ class EntityTables:
 RUNWAY = EntityTables(
     kind="runway", drafts="brand_runway_drafts", draft_images="brand_runway_draft_images",
     catalog="brand_runways", catalog_images="brand_runway_images", catalog_image_fk="runway_id",
+    catalog_alternates="brand_runway_image_alternates",
     key=("brand_slug", "season_code"),
     copied=("title", "season", "year", "collection_type", "city", "expected_images"),
     listed=("season", "year", "collection_type", "city", "city_name"),
@@ -50,6 +53,7 @@ RUNWAY = EntityTables(
 STREET = EntityTables(
     kind="street", drafts="street_snap_drafts", draft_images="street_snap_draft_images",
     catalog="street_snaps", catalog_images="street_snap_images", catalog_image_fk="snap_id",
+    catalog_alternates="street_snap_image_alternates",
     key=("city", "year", "month"),
     copied=("title",),
     listed=(), listings="street_style_articles", missing_images="street_missing_images",

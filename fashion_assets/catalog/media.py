@@ -18,10 +18,13 @@ from fashion_assets.catalog.entities import ENTITIES
 IMAGE_TABLES = (
     "brand_runway_draft_images",
     "brand_runway_images",
+    "brand_runway_image_alternates",
     "street_snap_draft_images",
     "street_snap_images",
+    "street_snap_image_alternates",
 )
-"""Drafts and catalog entries of both domains: any row in any of them keeps its photo."""
+"""Drafts and catalog entries of both domains, and the alternates of their looks: any row in
+any of them keeps its photo."""
 
 BATCH_SIZE = 500
 """Keys per query: bounds the SQL size and stays far below SQLite's bound-parameter limit."""
@@ -31,6 +34,10 @@ _QUERIES = {
     .bindparams(bindparam("keys", expanding=True))
     for table in IMAGE_TABLES
 }
+# The files of the current catalog export (catalog/export.py).
+_QUERIES["catalog_export_files"] = text(
+    "SELECT DISTINCT object_key FROM catalog_export_files WHERE object_key IN :keys"
+).bindparams(bindparam("keys", expanding=True))
 # A derivative (a thumbnail, catalog/derivatives.py) is referenced while its photo is.
 _QUERIES["photo_derivatives"] = text(
     "SELECT DISTINCT d.derivative_key FROM photo_derivatives d WHERE d.derivative_key IN :keys"

@@ -3,7 +3,8 @@
 Implements ``domain/promotion.py`` (the rule and its tests are there): for each entity key
 with an approved draft, the entry is upserted with the lead draft's text, and its photos are
 rebuilt as the union of its contributing drafts' photos, each object key once, ordered by
-source priority, draft and position. A handful of statements per batch, whatever the number
+source priority, draft and position; then one look published by two sources is shown once
+(``catalog/looks.py``). A handful of statements per batch, whatever the number
 of photos; promotions serialize on a lock, and a draft approved while one runs is simply
 promoted by the next.
 """
@@ -17,6 +18,7 @@ from sqlalchemy import Connection, Engine, text
 
 from fashion_assets.catalog.db import is_postgres
 from fashion_assets.catalog.entities import EntityTables, contributes, same_entity
+from fashion_assets.catalog.looks import merge_entry_looks
 from fashion_assets.domain.coverage import kept_expected_sql
 from fashion_assets.domain.promotion import SOURCE_PRIORITY
 
@@ -44,6 +46,8 @@ class PromotionResult:
     entries_updated: int = 0
     photos_added: int = 0
     drafts_promoted: int = 0
+    alternates: int = 0  # photos of a look another source's photo shows (catalog/looks.py)
+    uncertain_pairs: int = 0  # pairs that may be one look, left for an editor
     batches: int = 0
     preview: list[PromotedEntry] = field(default_factory=list)
 
@@ -81,7 +85,11 @@ def remerge(conn: Connection, tables: EntityTables, key: Sequence[object]) -> in
                       f" WHERE {marks}"), {f"k{n}": value for n, value in enumerate(key)})
     before = _count(conn, _entry_photos_sql(t))
     _rebuild_photos(conn, t)
+    merge_entry_looks(conn, t, _KEYS)
     gained = _count(conn, _entry_photos_sql(t)) - before
+    conn.execute(text(f"UPDATE {t.catalog} SET revision = :rev, updated_at = CURRENT_TIMESTAMP"
+                      f" WHERE {marks}"),
+                 {"rev": next_revision(conn, t), **{f"k{n}": v for n, v in enumerate(key)}})
     conn.execute(text(f"DROP TABLE {_KEYS}"))
     return gained
 
@@ -139,8 +147,11 @@ def _promote_batch(engine: Engine, tables: EntityTables, batch_keys: int,
         existing = _count(conn, f"SELECT count(*) FROM {t.catalog} c JOIN {_KEYS} k"
                                 f" ON {same_entity(t, 'c', 'k')}")
         photos_before = _count(conn, _entry_photos_sql(t))
-        _upsert_entries(conn, t)
+        _upsert_entries(conn, t, next_revision(conn, t))
         _rebuild_photos(conn, t)
+        looks = merge_entry_looks(conn, t, _KEYS)
+        result.alternates += looks.alternates
+        result.uncertain_pairs += looks.uncertain_pairs
         promoted = conn.execute(text(
             f"UPDATE {t.drafts} SET status = 'promoted', updated_at = CURRENT_TIMESTAMP"
             f" WHERE status = 'approved' AND id IN (SELECT id FROM {_DRAFTS})")).rowcount
@@ -155,19 +166,28 @@ def _promote_batch(engine: Engine, tables: EntityTables, batch_keys: int,
     return True
 
 
-def _upsert_entries(conn: Connection, t: EntityTables) -> None:
-    """Insert or refresh each key's entry with the text of its lead draft."""
+def next_revision(conn: Connection, t: EntityTables) -> int:
+    """Raise the kind's catalog revision, in the caller's transaction, for the entries it
+    writes to carry (the export takes the entries above the revision it exported last)."""
+    return int(conn.execute(text(
+        "UPDATE catalog_revisions SET revision = revision + 1 WHERE kind = :k"
+        " RETURNING revision"), {"k": t.kind}).scalar_one())
+
+
+def _upsert_entries(conn: Connection, t: EntityTables, revision: int) -> None:
+    """Insert or refresh each key's entry with the text of its lead draft, at ``revision``."""
     key, columns = ", ".join(t.key), ", ".join(t.copied)
     updates = ", ".join(_update(t, c) for c in t.copied)
     partition = ", ".join(f"d.{c}" for c in t.key)
     conn.execute(text(
-        f"INSERT INTO {t.catalog} ({key}, {columns})"
-        f" SELECT {key}, {columns} FROM ("
+        f"INSERT INTO {t.catalog} ({key}, {columns}, revision)"
+        f" SELECT {key}, {columns}, :rev FROM ("
         f"  SELECT {', '.join(f'd.{c}' for c in (*t.key, *t.copied))}, ROW_NUMBER() OVER ("
         f"   PARTITION BY {partition} ORDER BY {_rank('d')}, d.id) AS lead"
         f"  FROM {t.drafts} d JOIN {_KEYS} k ON {same_entity(t, 'd', 'k')}"
         f"  WHERE {contributes('d')}) drafts WHERE lead = 1"
-        f" ON CONFLICT ({key}) DO UPDATE SET {updates}, updated_at = CURRENT_TIMESTAMP"))
+        f" ON CONFLICT ({key}) DO UPDATE SET {updates}, revision = excluded.revision,"
+        " updated_at = CURRENT_TIMESTAMP"), {"rev": revision})
 
 
 def _update(t: EntityTables, column: str) -> str:

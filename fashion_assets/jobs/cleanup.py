@@ -25,6 +25,7 @@ from dagster import (
 from fashion_assets import settings
 from fashion_assets.catalog.derivatives import forget_derivatives
 from fashion_assets.catalog.media import referenced_keys
+from fashion_assets.catalog.photo_hashes import forget_hashes
 from fashion_assets.domain.cleanup import CleanupSummary, orphans
 from fashion_assets.report import table
 from fashion_assets.resources import CatalogResource, ClockResource, ObjectStoreResource
@@ -75,6 +76,7 @@ def run_cleanup(context: OpExecutionContext, store: ObjectStore, catalog: Catalo
         if not dry_run:
             removed = [item for item in found if store.delete(item.key)]
             forget_derivatives(engine, [item.key for item in removed])
+            forget_hashes(engine, [item.key for item in removed])
         summary.add_batch(len(batch), found, removed)
         context.log.info(
             f"batch {number}: {len(batch)} objects, {len(found)} orphans, "

@@ -1,4 +1,5 @@
-"""The review page's routes: the queue, a draft, review actions, photos, crawler status.
+"""The review page's routes: the queue, a draft, review actions, looks, photos, crawler
+status.
 
 Blocking work (the catalog, the object store, a password's hash) runs in Starlette's thread
 pool, so one slow S3 read never stalls the other requests. Every route checks access first
@@ -29,6 +30,8 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from fashion_assets.catalog.entities import ENTITIES
+from fashion_assets.catalog.look_review import LookDecisionError, decide_look_pair, draft_looks
 from fashion_assets.catalog.progress import recent_outcomes
 from fashion_assets.catalog.review import (
     ReviewError,
@@ -38,6 +41,7 @@ from fashion_assets.catalog.review import (
     review,
 )
 from fashion_assets.domain.coverage import CoverageRules
+from fashion_assets.domain.looks import PairDecision
 from fashion_assets.domain.passwords import DEFAULT_COST, ScryptCost
 from fashion_assets.domain.progress import STUCK_THRESHOLD_S
 from fashion_assets.domain.review import (
@@ -110,6 +114,7 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
         Route("/editors/add", admin.add, methods=["POST"]),
         Route("/editors/{name}/{action}", admin.act, methods=["POST"]),
         Route("/drafts/{ref}", pages.draft),
+        Route("/drafts/{ref}/looks", pages.decide_looks, methods=["POST"]),
         Route("/drafts/{ref}/{action}", pages.act, methods=["POST"]),
         Route("/photos/{key}", pages.photo),
         Route("/thumbs/{key}", pages.thumb),
@@ -187,9 +192,10 @@ class _Pages:
         if ref is None or detail is None:
             return self.render(request, "missing.html", 404, what=request.path_params["ref"])
         thumbs = await run_in_threadpool(first_photos, self.engine, detail.siblings)
+        looks = await run_in_threadpool(draft_looks, self.engine, ENTITIES[ref.kind], ref.id)
         editable = [(name, detail.fields.get(name)) for name in EDITABLE[ref.kind]]
         return self.render(request, "draft.html", d=detail, ref=_link(ref), thumbs=thumbs,
-                           editable=editable, queue=view.query(position="pos"),
+                           looks=looks, editable=editable, queue=view.query(position="pos"),
                            skip=await self._at(view, view.pos + 1),
                            back=view.query(pos=view.pos - view.pos % PAGE_SIZE))
 
@@ -221,6 +227,37 @@ class _Pages:
         if not result.ok or action not in _NEW_STATUS:
             return RedirectResponse(here, 303)
         return RedirectResponse(await self._at(view, view.next_pos(_NEW_STATUS[action])), 303)
+
+    async def decide_looks(self, request: Request) -> Response:
+        """An editor's word on two photos of a draft's show or album, shown on its page as
+        merged or as maybe one look: the same look, or different looks (a wrong merge
+        split). The catalog entry follows at once, and every later promotion."""
+        form = await self.access.checked_form(request)
+        if isinstance(form, Response):
+            return form
+        editor = await self.access.editor(request)
+        assert editor is not None  # checked_form let the request through
+        ref = _ref(request.path_params["ref"])
+        if ref is None:
+            return PlainTextResponse("no such draft", 404)
+        first, second = form.get("first", ""), form.get("second", "")
+        decision = form.get("decision", "")
+        if decision not in set(PairDecision) or not (is_object_key(first)
+                                                     and is_object_key(second)):
+            return PlainTextResponse("a look decision is 'same' or 'different', on two photo"
+                                     " keys", 400)
+        try:
+            view = QueueView.from_query(_query(form.get("queue", "")), position="pos")
+        except QueueViewError as exc:
+            return PlainTextResponse(str(exc), 400)
+        try:
+            said = await run_in_threadpool(decide_look_pair, self.engine, ENTITIES[ref.kind],
+                                           ref.id, first, second, PairDecision(decision), editor)
+            self.flash(request, True, said)
+        except LookDecisionError as exc:
+            self.flash(request, False, f"refused: {exc}")
+        return RedirectResponse(_url(f"/drafts/{_link(ref)}", view.query(position="pos"))
+                                + "#looks", 303)
 
     async def _at(self, view: QueueView, pos: int) -> str:
         """The page of the draft at ``pos`` in ``view``'s queue, or the queue's first page

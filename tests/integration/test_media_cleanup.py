@@ -7,6 +7,7 @@ sleeping, so "older than the grace period" is a setting of the test, not a wait.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,12 @@ from sqlalchemy import Engine, text
 
 from fashion_assets.catalog.derivatives import derivative_of, record_derivative
 from fashion_assets.catalog.media import IMAGE_TABLES, referenced_keys
+from fashion_assets.catalog.photo_hashes import hashes_of, record_hashes
+from fashion_assets.catalog.photos import StoredImage
 from fashion_assets.catalog.runway import add_brand
 from fashion_assets.definitions import build_definitions
 from fashion_assets.domain.cleanup import CleanupSummary
+from fashion_assets.domain.perceptual_hash import PerceptualHash
 from fashion_assets.jobs.cleanup import JOB_NAME, OP_NAME
 from fashion_assets.resources import catalog_engine
 from fashion_assets.storage import ObjectStore, object_key, open_store
@@ -74,9 +78,21 @@ def _reference_in_every_table(engine: Engine) -> None:
                 "INSERT INTO street_snaps (city, year, month)"
                 " VALUES ('paris', 2026, 3) RETURNING id")).scalar_one(),
         }
+        # An alternate belongs to a catalog entry, beside the photo the entry keeps.
+        ids["brand_runway_image_alternates"] = ids["brand_runway_images"]
+        ids["street_snap_image_alternates"] = ids["street_snap_images"]
         parent = {"brand_runway_draft_images": "draft_id", "brand_runway_images": "runway_id",
-                  "street_snap_draft_images": "draft_id", "street_snap_images": "snap_id"}
+                  "brand_runway_image_alternates": "runway_id",
+                  "street_snap_draft_images": "draft_id", "street_snap_images": "snap_id",
+                  "street_snap_image_alternates": "snap_id"}
         for table, data in REFERENCED.items():
+            if table.endswith("_alternates"):
+                conn.execute(
+                    text(f"INSERT INTO {table} ({parent[table]}, object_key, kept_key,"
+                         " content_type, byte_size, distance) VALUES (:id, :key, 'kept',"
+                         " 'image/jpeg', :size, 4)"),
+                    {"id": ids[table], "key": object_key(data), "size": len(data)})
+                continue
             extra = ", source_image_url" if table.endswith("draft_images") else ""
             conn.execute(
                 text(f"INSERT INTO {table} ({parent[table]}, position, object_key,"
@@ -112,14 +128,14 @@ def test_an_old_orphan_goes_and_every_referenced_object_stays(
     assert not store.exists(object_key(ORPHAN))
     for table, data in REFERENCED.items():
         assert store.get(object_key(data)) == data, table
-    assert (summary.scanned, summary.orphans, summary.removed) == (5, 1, 1)
+    assert (summary.scanned, summary.orphans, summary.removed) == (len(REFERENCED) + 1, 1, 1)
     assert metadata["objects_removed"] == 1
     assert metadata["bytes_removed"] == len(ORPHAN)
-    assert metadata["objects_scanned"] == 5 and metadata["dry_run"] is False
+    assert metadata["objects_scanned"] == len(REFERENCED) + 1 and metadata["dry_run"] is False
     assert _listed(metadata) == [{"key": object_key(ORPHAN), "bytes": len(ORPHAN)}]
 
     again, _ = _run(_env(tmp_path, database_url, store_url, _later(days=2)))
-    assert (again.scanned, again.removed, again.bytes_removed) == (4, 0, 0)
+    assert (again.scanned, again.removed, again.bytes_removed) == (len(REFERENCED), 0, 0)
 
 
 def test_a_young_orphan_stays(tmp_path: Path, database_url: str, store_url: str,
@@ -156,7 +172,7 @@ def test_a_dry_run_deletes_nothing_but_lists_the_orphan(
                              dry_run=True)
 
     assert store.get(object_key(ORPHAN)) == ORPHAN
-    assert store.stats().objects == 5
+    assert store.stats().objects == len(REFERENCED) + 1
     assert metadata["dry_run"] is True
     assert (metadata["orphans_found"], metadata["orphan_bytes"]) == (1, len(ORPHAN))
     assert (metadata["objects_removed"], metadata["bytes_removed"]) == (0, 0)
@@ -240,3 +256,20 @@ def test_a_thumbnail_stays_with_its_photo_and_goes_with_it(
     assert derivative_of(engine, kept, "w320.webp") == object_key(kept_thumb)
     assert not store.exists(object_key(ORPHAN)) and not store.exists(object_key(lost_thumb))
     assert derivative_of(engine, object_key(ORPHAN), "w320.webp") is None
+
+
+def test_the_hashes_of_a_removed_photo_go_with_it(
+        tmp_path: Path, database_url: str, store_url: str,
+        setup: tuple[ObjectStore, Engine]) -> None:
+    _, engine = setup
+    kept = StoredImage(1, object_key(REFERENCED["street_snap_images"]), "u", "image/jpeg",
+                       None, None, 1, PerceptualHash("0" * 16, "f" * 16))
+    orphan = replace(kept, object_key=object_key(ORPHAN))
+    with engine.begin() as conn:
+        assert record_hashes(conn, [kept, orphan]) == 2
+
+    _run(_env(tmp_path, database_url, store_url, _later(days=2)))
+
+    with engine.connect() as conn:
+        assert hashes_of(conn, [kept.object_key, orphan.object_key]) == {
+            kept.object_key: kept.perceptual_hash}

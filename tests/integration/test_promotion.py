@@ -14,6 +14,8 @@ from sqlalchemy import text
 
 from fashion_assets.catalog.entities import RUNWAY, STREET, EntityTables
 from fashion_assets.definitions import build_definitions
+from fashion_assets.domain.looks import DEFAULT_LOOK_RULES, LookPhoto, merge_looks
+from fashion_assets.domain.perceptual_hash import PerceptualHash
 from fashion_assets.domain.promotion import DraftForPromotion, DraftPhoto, merge_photos
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.resources import CatalogResource, catalog_engine
@@ -41,19 +43,25 @@ def set_status(database_url: str, table: str, status: str, where: str, **params:
 
 def expected_photos(database_url: str, tables: EntityTables, key: tuple[Any, ...]
                     ) -> list[str]:
-    """The rule's answer (domain/promotion.py) from the drafts of one entity key."""
+    """The rules' answer from the drafts of one entity key: their photos merged
+    (domain/promotion.py), then their looks (domain/looks.py)."""
     where = " AND ".join(f"d.{c} = :k{n}" for n, c in enumerate(tables.key))
     params = {f"k{n}": v for n, v in enumerate(key)}
     drafts = query(database_url, f"SELECT d.id, d.source, d.status, d.is_deleted FROM"
                                  f" {tables.drafts} d WHERE {where}", **params)
-    built = []
+    built, looks = [], {}
     for draft_id, source, status, deleted in drafts:
-        photos = query(database_url, f"SELECT position, object_key FROM {tables.draft_images}"
+        photos = query(database_url, f"SELECT i.position, i.object_key, i.width, i.height,"
+                                     f" h.phash, h.dhash FROM {tables.draft_images} i LEFT JOIN"
+                                     " photo_hashes h ON h.photo_key = i.object_key"
                                      " WHERE draft_id = :d", d=draft_id)
         built.append(DraftForPromotion(draft_id, source, "approved" if status == "promoted"
                                        else status, bool(deleted),
-                                       tuple(DraftPhoto(p, k) for p, k in photos)))
-    return [p.object_key for p in merge_photos(built)]
+                                       tuple(DraftPhoto(p[0], p[1]) for p in photos)))
+        looks.update({(draft_id, k): LookPhoto(k, source, w, h, PerceptualHash(ph, dh))
+                      for _, k, w, h, ph, dh in photos})
+    merged = [looks[(p.draft_id, p.object_key)] for p in merge_photos(built)]
+    return list(merge_looks(merged, DEFAULT_LOOK_RULES).kept)
 
 
 def entry_photos(database_url: str, tables: EntityTables, key: tuple[Any, ...]) -> list[str]:
@@ -91,12 +99,20 @@ def test_both_sources_of_a_show_merge_a_rejected_sibling_stays_out_and_twice_is_
                                      " brand_runways c ON c.id = i.runway_id WHERE"
                                      " c.season_code = :c", c=rejected.season_code)
     assert vogue_only == [("vogue",)]
-    sources = [s for (s,) in query(database_url, "SELECT i.source FROM brand_runway_images i"
-                                   " JOIN brand_runways c ON c.id = i.runway_id WHERE"
-                                   " c.season_code = :c ORDER BY i.position",
-                                   c=merged.season_code)]
-    assert set(sources) == {"vogue", "theimpression"} and sources == sorted(
-        sources, key=lambda s: s != "vogue")
+    # Vogue's looks first, each shown by Vogue's photo or by theImpression's larger one of
+    # the same look (Vogue's then its alternate); then theImpression's other looks.
+    shown = query(database_url, "SELECT i.source, (SELECT min(a.source) FROM"
+                  " brand_runway_image_alternates a WHERE a.runway_id = i.runway_id AND"
+                  " a.kept_key = i.object_key) FROM brand_runway_images i JOIN brand_runways c"
+                  " ON c.id = i.runway_id WHERE c.season_code = :c ORDER BY i.position",
+                  c=merged.season_code)
+    vogue_looks = len(query(database_url, "SELECT i.object_key FROM brand_runway_draft_images i"
+                            " JOIN brand_runway_drafts d ON d.id = i.draft_id WHERE d.source ="
+                            " 'vogue' AND d.season_code = :c AND d.brand_slug = :b",
+                            c=merged.season_code, b=merged.brand_slug))
+    assert all("vogue" in look for look in shown[:vogue_looks]), shown
+    assert shown[vogue_looks:] and set(shown[vogue_looks:]) == {("theimpression", None)}, shown
+    assert ("theimpression", "vogue") in shown[:vogue_looks], "no look merged"
     # The preview links each entry's first photo and its lead draft (Vogue's) through the
     # review page.
     first_key = entry_photos(database_url, RUNWAY, keys[0])[0]
