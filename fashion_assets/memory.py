@@ -1,7 +1,8 @@
 """A crawl in one process hands the memory a run freed back to the system.
 
-``fashion-assets crawl`` with one worker executes run after run in its own process (with
-more, each run gets a fresh process: ``fresh_processes.py``). Python frees a run's objects
+``runs.crawl_partitions`` executes its targets run after run in the caller's process (a
+test, a benchmark, a crawl of one target; ``fashion-assets crawl`` of more gives each run a
+fresh process: ``fresh_processes.py``). Python frees a run's objects
 when it ends, but glibc keeps the freed heap pages for later use, so the process would stay
 the size of the biggest run it ever executed (a batch of designers with hundreds of shows):
 over a long crawl, memory creeps up batch by batch although nothing is kept.

@@ -4,7 +4,8 @@ The CLI and the demo crawl through here, on the persistent instance in ``DAGSTER
 (a folder under ``FASHION_HOME`` when unset), so every run they make shows up in the
 Dagster UI afterwards. A crawl's CPU is its HTTP stack, in one thread: on a machine with
 several cores, runs go to that many worker processes at once, a fresh process for each
-run, as a Dagster daemon launches runs side by side.
+run, as a Dagster daemon launches runs side by side. A single run is executed in the
+command's own process.
 
 Every run made here carries the mark of the process executing it (``PROCESS_TAG``), so a run
 whose process is gone is told from one that runs: a crawl fails those of this machine before
@@ -349,17 +350,19 @@ def crawl_in_workers(targets: Sequence[tuple[str, str]], workers: int,
     terminal shows), in the order they end. The parent imports no Dagster: it only hands
     out targets, so its memory stays small. Each run gets a fresh worker process, forked
     from a server process that imported the pipeline once, so it starts in milliseconds
-    instead of importing Dagster again, and ends with its run, memory and all. One worker,
-    or one target, is crawled in this process.
+    instead of importing Dagster again, and ends with its run, memory and all (with one
+    worker too: a process that executed run after run would keep the heap of its biggest
+    runs). One target is crawled in this process.
 
     Runs left by processes that are gone are failed as it starts. SIGTERM or SIGINT stops the
     crawl: no further partition starts, the runs in progress end, and ``CrawlStopped``
     exits with 128 + the signal.
     """
     with _stop_signals():
-        if workers <= 1 or len(targets) <= 1:
+        if len(targets) <= 1:
             return _crawl_here(targets, env, run_log, on_summary)
-        return _crawl_in_pool(targets, min(workers, len(targets)), env, run_log, on_summary)
+        return _crawl_in_pool(targets, max(1, min(workers, len(targets))), env, run_log,
+                              on_summary)
 
 
 class CrawlStopped(SystemExit):
@@ -410,7 +413,7 @@ def _stop_signals() -> Iterator[None]:
 def _crawl_here(targets: Sequence[tuple[str, str]], env: Mapping[str, str] | None,
                 run_log: RunLog, on_summary: Callable[[dict[str, Any]], None]
                 ) -> list[dict[str, Any]]:
-    """The targets one after the other in this process, on a thread of their own: Dagster
+    """The target (the one of a crawl of one) in this process, on a thread of its own: Dagster
     takes SIGINT and SIGTERM over while it executes a run on the main thread (it fails the
     run and returns), so the crawl could neither tell a stop nor stop; on another thread it
     leaves them to this one. A stop cancels the running step (``progress.stop_steps``)."""

@@ -74,11 +74,12 @@ def replica_site() -> Iterator[ReplicaServer]:
 def held_crawl(request: pytest.FixtureRequest, tmp_path: Path,
                dagster_instance: DagsterInstance, replica_site: ReplicaServer
                ) -> Iterator[HeldCrawl]:
-    """``fashion-assets crawl`` of both brands with ``--workers`` the test's parameter, once
-    every run it has in progress waits at the gate; afterwards the gate opens and whatever
-    is left of the crawl is killed. A stuck threshold of 10 minutes: nothing here may end a
-    run for want of a heartbeat."""
-    workers = request.param
+    """``fashion-assets crawl`` with the test's parameter: ``--workers`` and how many brands
+    (one brand: a crawl of one, in the command's own process; more: a fresh worker process
+    per run), once every run it has in progress waits at the gate; afterwards the gate opens
+    and whatever is left of the crawl is killed. A stuck threshold of 10 minutes: nothing
+    here may end a run for want of a heartbeat."""
+    workers, brands = request.param
     database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica_site,
                        DAGSTER_HOME=str(tmp_path / "dagster-home"),
@@ -86,7 +87,7 @@ def held_crawl(request: pytest.FixtureRequest, tmp_path: Path,
     # The CDN's robots.txt passes (one client reads it for all); then each run's first photo
     # is held, in its manifests step, which fetches the photos of each show it reads.
     replica_site.hold_images(after=1)
-    crawl = CrawlProcess(env, [b.slug for b in replica_site.site.brands], workers,
+    crawl = CrawlProcess(env, [b.slug for b in replica_site.site.brands][:brands], workers,
                          tmp_path / "logs")
     try:
         engine = catalog_engine(database_url)
@@ -104,7 +105,7 @@ def evaluate_sensor(instance: DagsterInstance, env: dict[str, str]) -> str:
         return stuck_runs_sensor(context).skip_message
 
 
-@pytest.mark.parametrize("held_crawl", [2], indirect=True)
+@pytest.mark.parametrize("held_crawl", [(2, 2)], indirect=True)
 def test_a_crawl_killed_outright_takes_its_workers_along_and_its_dead_runs_are_failed(
         held_crawl: HeldCrawl, dagster_instance: DagsterInstance) -> None:
     crawl = held_crawl
@@ -139,12 +140,14 @@ def test_a_crawl_killed_outright_takes_its_workers_along_and_its_dead_runs_are_f
     assert evaluate_sensor(dagster_instance, crawl.env) == "no stuck crawl run"
 
 
-@pytest.mark.parametrize("held_crawl", [2, 1], indirect=True, ids=["workers", "one-process"])
+@pytest.mark.parametrize("held_crawl", [(2, 2), (1, 2), (1, 1)], indirect=True,
+                         ids=["workers", "one-worker", "one-process"])
 def test_sigterm_stops_the_crawl_ends_its_runs_and_exits_143(
-        held_crawl: HeldCrawl, dagster_instance: DagsterInstance) -> None:
+        held_crawl: HeldCrawl, dagster_instance: DagsterInstance, request: pytest.FixtureRequest
+        ) -> None:
     """With workers, they are killed and their runs canceled; in one process, the held step
-    is cancelled and its run fails. Either way the second brand of the one-process crawl,
-    not started yet, is never started."""
+    is cancelled and its run fails. The second brand of the one-worker crawl, not started
+    yet, is never started."""
     crawl = held_crawl
 
     os.kill(crawl.pid, signal.SIGTERM)
@@ -154,7 +157,8 @@ def test_sigterm_stops_the_crawl_ends_its_runs_and_exits_143(
     assert "crawl stopped by SIGTERM: no further partition started" in crawl.process.log_tail()
     runs = dagster_instance.get_runs()
     assert sorted(run.run_id for run in runs) == sorted(crawl.run_ids)
-    ended = {DagsterRunStatus.CANCELED if len(runs) == 2 else DagsterRunStatus.FAILURE}
+    in_workers = request.node.callspec.id != "one-process"
+    ended = {DagsterRunStatus.CANCELED if in_workers else DagsterRunStatus.FAILURE}
     assert {run.status for run in runs} == ended
     for run_id in crawl.run_ids:
         row = progress.get(crawl.engine, run_id)
@@ -162,7 +166,7 @@ def test_sigterm_stops_the_crawl_ends_its_runs_and_exits_143(
         assert "crawl stopped by SIGTERM" in row.note
 
 
-@pytest.mark.parametrize("held_crawl", [2], indirect=True)
+@pytest.mark.parametrize("held_crawl", [(2, 2)], indirect=True)
 def test_a_worker_killed_mid_run_fails_that_run_and_the_crawl_goes_on(
         held_crawl: HeldCrawl, dagster_instance: DagsterInstance,
         replica_site: ReplicaServer) -> None:
