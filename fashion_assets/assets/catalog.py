@@ -2,9 +2,12 @@
 
 Materialized by the ``promote_approved_drafts`` job, which the ``approved_drafts_sensor``
 launches when approved drafts wait: first ``approved_drafts`` (what waits), whose blocking
-checks guard promotion, then ``catalog_entries``, then ``catalog_export`` (what changed, as
-Parquet). Thin shell over ``catalog/promotion.py`` and ``catalog/export.py``.
+checks guard promotion, then ``photo_hashes`` (what promotion will compare), then
+``catalog_entries``, then ``catalog_export`` (what changed, as Parquet). Thin shell over
+``catalog/photo_hashes.py``, ``catalog/promotion.py`` and ``catalog/export.py``.
 """
+
+import time
 
 from dagster import (
     AssetExecutionContext,
@@ -17,6 +20,7 @@ from dagster import (
 
 from fashion_assets.catalog.entities import RUNWAY, STREET
 from fashion_assets.catalog.export import export_catalog
+from fashion_assets.catalog.photo_hashes import HashCounts, hash_photos, unhashed_for_promotion
 from fashion_assets.catalog.promotion import approved_backlog, promote
 from fashion_assets.domain.export import PARTS, columns_of
 from fashion_assets.report import table
@@ -46,8 +50,32 @@ def approved_drafts(catalog: CatalogResource) -> MaterializeResult:
 @asset(
     group_name=GROUP,
     owners=["team:fashion-assets"],
-    kinds={"sql"},
+    kinds={"python"},
     deps=[approved_drafts],
+    description="The perceptual hashes (pHash, dHash) of every photo promotion will compare: "
+                "each photo of the entity keys with an approved draft, hashed once from its "
+                "stored bytes and kept by object key.",
+)
+def photo_hashes(context: AssetExecutionContext, catalog: CatalogResource,
+                 store: ObjectStoreResource) -> MaterializeResult:
+    engine, opened = catalog.engine(), store.open()
+    started = time.perf_counter()
+    counts = HashCounts()
+    for tables in (RUNWAY, STREET):
+        counts += hash_photos(engine, opened, unhashed_for_promotion(engine, tables))
+    seconds = time.perf_counter() - started
+    context.log.info(f"{counts.hashed} photos hashed in {seconds:.1f} s; {counts.unhashable} "
+                     f"not decodable, {counts.missing} not in the store")
+    return MaterializeResult(metadata={
+        "photos_hashed": counts.hashed, "photos_not_decodable": counts.unhashable,
+        "photos_not_in_store": counts.missing, "seconds": round(seconds, 2)})
+
+
+@asset(
+    group_name=GROUP,
+    owners=["team:fashion-assets"],
+    kinds={"sql"},
+    deps=[approved_drafts, photo_hashes],
     description="One catalog entry per entity key (a show; a street-style album), holding the "
                 "union of the photos of its approved drafts from every source, each photo "
                 "once, Vogue's first; a look two sources publish is shown once, the other "

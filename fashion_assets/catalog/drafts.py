@@ -15,7 +15,6 @@ from sqlalchemy import Connection, Engine, bindparam, text
 
 from fashion_assets.catalog.entities import RUNWAY, EntityTables
 from fashion_assets.catalog.ingest_log import LogEntry, write_log_in
-from fashion_assets.catalog.photo_hashes import record_hashes
 from fashion_assets.catalog.photos import MissingImage, StoredImage
 from fashion_assets.catalog.promotion import remerge
 from fashion_assets.catalog.runway import ShowRow, is_complete_in
@@ -85,7 +84,6 @@ def _insert_photos(conn: Connection, tables: EntityTables, draft_id: int,
                  "width", "height", "byte_size"),
                 [(draft_id, i.position, i.object_key, i.source_image_url, i.content_type,
                   i.width, i.height, i.byte_size) for i in images])
-    record_hashes(conn, images)
 
 
 def record_missing(conn: Connection, tables: EntityTables, listed_id: int,

@@ -19,10 +19,12 @@ from sqlalchemy import Connection, Engine, text
 
 from fashion_assets.catalog.entities import EntityTables, contributes, same_entity
 from fashion_assets.catalog.looks import decisions_among, record_look_decision
+from fashion_assets.catalog.photo_hashes import hash_photos
 from fashion_assets.catalog.promotion import remerge
 from fashion_assets.domain.looks import DEFAULT_LOOK_RULES, LookPhoto, PairDecision, merge_looks
 from fashion_assets.domain.perceptual_hash import PerceptualHash
 from fashion_assets.domain.promotion import DraftForPromotion, DraftPhoto, merge_photos
+from fashion_assets.storage import ObjectStore
 
 
 class LookDecisionError(ValueError):
@@ -50,10 +52,17 @@ class DraftLooks:
     uncertain: tuple[LookPair, ...]
 
 
-def draft_looks(engine: Engine, t: EntityTables, draft_id: int) -> DraftLooks:
-    """The looks of the draft's entity as its page shows them."""
+def draft_looks(engine: Engine, store: ObjectStore, t: EntityTables, draft_id: int
+                ) -> DraftLooks:
+    """The looks of the draft's entity as its page shows them. Photos never hashed yet (a
+    new draft's) are hashed from the store first, once, as thumbnails are made."""
     with engine.connect() as conn:
         photos = _entity_photos(conn, t, draft_id)
+    unhashed = [p.object_key for p in photos if p.hashes is None]
+    if unhashed and hash_photos(engine, store, unhashed).hashed:
+        with engine.connect() as conn:
+            photos = _entity_photos(conn, t, draft_id)
+    with engine.connect() as conn:
         merged = _alternates(conn, t, draft_id)
         decisions = decisions_among(conn, [p.object_key for p in photos])
     merge = merge_looks(photos, DEFAULT_LOOK_RULES, decisions)

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from fashion_assets.domain.perceptual_hash import PerceptualHash
-
 
 @dataclass(frozen=True)
 class ManifestImage:
@@ -28,9 +26,6 @@ class StoredImage:
     width: int | None
     height: int | None
     byte_size: int
-    # Computed as the crawl stores the photo, and recorded by its key (catalog/photo_hashes.py);
-    # None when the bytes could not be hashed, or for a photo read back from the catalog.
-    perceptual_hash: PerceptualHash | None = None
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ from sqlalchemy import Connection, Engine, bindparam, text
 from fashion_assets.catalog.db import utc_naive
 from fashion_assets.catalog.entities import RUNWAY, same_entity, same_source
 from fashion_assets.catalog.ingest_log import LogEntry, write_log_in
-from fashion_assets.catalog.photo_hashes import record_hashes
 from fashion_assets.catalog.photos import FetchedPhoto, ManifestImage, MissingImage, StoredImage
 from fashion_assets.catalog.sql import insert_rows
 from fashion_assets.domain.coverage import (
@@ -319,7 +318,6 @@ def store_manifest_photos(engine: Engine, show_id: int, run_id: str,
             {"id": show_id}).all())
         conn.execute(text("DELETE FROM runway_manifest_photos WHERE show_id = :id"),
                      {"id": show_id})
-        record_hashes(conn, (p for p in stored if (p.position, p.source_image_url) in listed))
         return insert_rows(conn, "runway_manifest_photos", _PHOTO_COLUMNS,
                            sorted(r for r in rows if (r[1], r[2]) in listed))
 

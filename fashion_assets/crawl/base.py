@@ -16,7 +16,6 @@ from fashion_assets.crawl.http import Fetcher
 from fashion_assets.crawl.infra import gather_or_cancel, with_retries
 from fashion_assets.domain.coverage import CoverageRules
 from fashion_assets.domain.media import MediaLimits, inspect_image
-from fashion_assets.domain.perceptual_hash import PerceptualHash, UnhashablePhoto, perceptual_hash
 from fashion_assets.storage import ObjectStore, object_key
 
 
@@ -109,20 +108,8 @@ async def store_photo(fetcher: Fetcher, store: ObjectStore, image: ManifestImage
     # Create-only: a key that exists holds these very bytes already, so it is not written again.
     await with_retries(f"the object store's put ({store.url})", limits.infra_retry_s,
                        store.put_async, key, fetched.body, verdict.content_type)
-    # Hashed now, while its bytes are here: later the look merge would read it back. In a
-    # thread: Pillow releases the GIL as it decodes, and the event loop goes on meanwhile.
-    hashes = await asyncio.to_thread(_perceptual_hash, fetched.body)
     return StoredImage(image.position, key, image.url, verdict.content_type, verdict.width,
-                       verdict.height, len(fetched.body), hashes)
-
-
-def _perceptual_hash(data: bytes) -> PerceptualHash | None:
-    """The photo's hashes; None for bytes that passed the image check but that Pillow cannot
-    decode (a truncated body): the photo is kept, and never merged with another by them."""
-    try:
-        return perceptual_hash(data)
-    except UnhashablePhoto:
-        return None
+                       verdict.height, len(fetched.body))
 
 
 def missing_note(missing: Sequence[MissingImage]) -> str:

@@ -31,7 +31,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from fashion_assets.catalog.entities import ENTITIES
-from fashion_assets.catalog.look_review import LookDecisionError, decide_look_pair, draft_looks
+from fashion_assets.catalog.look_review import (
+    DraftLooks,
+    LookDecisionError,
+    decide_look_pair,
+    draft_looks,
+)
 from fashion_assets.catalog.progress import recent_outcomes
 from fashion_assets.catalog.review import (
     ReviewError,
@@ -192,7 +197,11 @@ class _Pages:
         if ref is None or detail is None:
             return self.render(request, "missing.html", 404, what=request.path_params["ref"])
         thumbs = await run_in_threadpool(first_photos, self.engine, detail.siblings)
-        looks = await run_in_threadpool(draft_looks, self.engine, ENTITIES[ref.kind], ref.id)
+        try:
+            looks = await run_in_threadpool(draft_looks, self.engine, self.store,
+                                            ENTITIES[ref.kind], ref.id)
+        except StoreError:  # photos to hash unreadable now: the page without its looks
+            looks = DraftLooks((), ())
         editable = [(name, detail.fields.get(name)) for name in EDITABLE[ref.kind]]
         return self.render(request, "draft.html", d=detail, ref=_link(ref), thumbs=thumbs,
                            looks=looks, editable=editable, queue=view.query(position="pos"),

@@ -98,8 +98,12 @@ def test_the_export_reads_back_as_the_catalog_and_writes_only_what_changed(
     assert (first["runway_entries_rows"], first["street_entries_rows"]) == (shows, albums)
     assert shows and albums
     assert query(database_url, "SELECT count(*) FROM brand_runway_image_alternates")[0][0] > 0
-    assert_export_is_the_catalog(database_url, read_export(engine, store))
+    exported = read_export(engine, store)
+    assert_export_is_the_catalog(database_url, exported)
     assert first["runway_photos_schema"].columns[2].name == "object_key"
+    # The promotion job hashed every photo it promoted (the crawl hashes none).
+    for kind in TABLES:
+        assert exported[kind][1]["phash"].notna().all(), kind
 
     objects = store.stats().objects
     again = promote_and_export(env, instance)

@@ -19,7 +19,7 @@ from sqlalchemy import text
 from fashion_assets.catalog.entities import RUNWAY
 from fashion_assets.catalog.look_review import draft_looks
 from fashion_assets.domain.looks import DEFAULT_LOOK_RULES, LookPhoto, merge_looks
-from fashion_assets.domain.perceptual_hash import perceptual_hash
+from fashion_assets.domain.perceptual_hash import PerceptualHash, perceptual_hash
 from fashion_assets.replica import build_site, start_replica
 from fashion_assets.replica.images import photo_body
 from fashion_assets.replica.site import IMAGE_SIZE, RESEMBLANCE_ALIKE, RESEMBLANCE_SAME
@@ -81,8 +81,21 @@ def test_a_show_of_both_sources_shows_each_look_once_and_a_split_pair_stays_spli
             "UPDATE brand_runway_drafts SET status = 'approved' WHERE brand_slug = :b AND"
             " season_code = :c"), {"b": KEY[0], "c": KEY[1]}).rowcount
     assert approved == 2
+    assert query(database_url, "SELECT count(*) FROM photo_hashes") == [(0,)]  # not the crawl
+    store = open_store(env["FASHION_STORE_URL"], home=tmp_path)
+    [(vogue_draft,)] = query(database_url, "SELECT id FROM brand_runway_drafts WHERE"
+                             " brand_slug = :b AND season_code = :c AND source = 'vogue'",
+                             b=KEY[0], c=KEY[1])
+    before = draft_looks(engine, store, RUNWAY, vogue_draft)  # a draft's page, before promotion
+    assert (len(before.merged), len(before.uncertain)) == (0, 1)
 
     done = promote(env, instance)
+
+    # Every photo of both drafts hashed once (by the page here), as its bytes hash.
+    hashes = {k: PerceptualHash(p, d) for k, p, d in query(
+        database_url, "SELECT photo_key, phash, dhash FROM photo_hashes")}
+    assert hashes == {key_of(p): perceptual_hash(photo_body(p))
+                      for p in (*SHOW.photos, *GALLERY.photos)}
 
     shown, alternate = entry_photos(database_url, RUNWAY, KEY), alternates(database_url)
     vogue = {p.photo_id: p for p in SHOW.photos}
@@ -113,17 +126,13 @@ def test_a_show_of_both_sources_shows_each_look_once_and_a_split_pair_stays_spli
 
     # On the draft's page, an editor takes the pair left undecided for one look, and splits
     # a merged pair: the entry follows at once, and every later promotion.
-    [(vogue_draft,)] = query(database_url, "SELECT id FROM brand_runway_drafts WHERE"
-                             " brand_slug = :b AND season_code = :c AND source = 'vogue'",
-                             b=KEY[0], c=KEY[1])
-    looks = draft_looks(engine, RUNWAY, vogue_draft)
+    looks = draft_looks(engine, store, RUNWAY, vogue_draft)
     assert {(p.first_key, p.second_key) for p in looks.merged} == {
         (kept, extra) for extra, (kept, *_) in alternate.items()}
     [joined] = looks.uncertain
     assert 20 < joined.distance <= 28
     split = looks.merged[0]
     page, decide = f"/drafts/runway:{vogue_draft}", f"/drafts/runway:{vogue_draft}/looks"
-    store = open_store(env["FASHION_STORE_URL"], home=tmp_path)
     with serve(review_app(engine, store)) as url:
         client = sign_in(url)
         shown_page = client.get(page).text

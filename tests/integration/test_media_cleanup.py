@@ -7,7 +7,6 @@ sleeping, so "older than the grace period" is a setting of the test, not a wait.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,7 @@ from sqlalchemy import Engine, text
 
 from fashion_assets.catalog.derivatives import derivative_of, record_derivative
 from fashion_assets.catalog.media import IMAGE_TABLES, referenced_keys
-from fashion_assets.catalog.photo_hashes import hashes_of, record_hashes
-from fashion_assets.catalog.photos import StoredImage
+from fashion_assets.catalog.photo_hashes import hashes_of
 from fashion_assets.catalog.runway import add_brand
 from fashion_assets.definitions import build_definitions
 from fashion_assets.domain.cleanup import CleanupSummary
@@ -262,14 +260,13 @@ def test_the_hashes_of_a_removed_photo_go_with_it(
         tmp_path: Path, database_url: str, store_url: str,
         setup: tuple[ObjectStore, Engine]) -> None:
     _, engine = setup
-    kept = StoredImage(1, object_key(REFERENCED["street_snap_images"]), "u", "image/jpeg",
-                       None, None, 1, PerceptualHash("0" * 16, "f" * 16))
-    orphan = replace(kept, object_key=object_key(ORPHAN))
+    kept, orphan = object_key(REFERENCED["street_snap_images"]), object_key(ORPHAN)
     with engine.begin() as conn:
-        assert record_hashes(conn, [kept, orphan]) == 2
+        for key in (kept, orphan):
+            conn.execute(text("INSERT INTO photo_hashes (photo_key, phash, dhash)"
+                              " VALUES (:k, :p, :d)"), {"k": key, "p": "0" * 16, "d": "f" * 16})
 
     _run(_env(tmp_path, database_url, store_url, _later(days=2)))
 
     with engine.connect() as conn:
-        assert hashes_of(conn, [kept.object_key, orphan.object_key]) == {
-            kept.object_key: kept.perceptual_hash}
+        assert hashes_of(conn, [kept, orphan]) == {kept: PerceptualHash("0" * 16, "f" * 16)}
