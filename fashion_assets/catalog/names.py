@@ -85,13 +85,21 @@ class Release:
 
 
 def seed_cities(engine: Engine) -> None:
-    """Insert the seeded cities and their aliases that are not there yet (every start)."""
+    """Insert the seeded cities and their aliases that are not there yet (every process
+    that opens the catalog: two queries when all are there, as they are but the first time;
+    a crawl forks a fresh process for every run)."""
     with engine.begin() as conn:
+        cities = set(conn.execute(text("SELECT slug FROM cities")).scalars())
+        aliases = set(conn.execute(text("SELECT alias FROM name_aliases WHERE kind = :k"),
+                                   {"k": NameKind.CITY.value}).scalars())
         for city in SEED_CITIES:
-            conn.execute(text("INSERT INTO cities (slug, display_name) VALUES (:s, :n)"
-                              " ON CONFLICT (slug) DO NOTHING"), {"s": city.slug, "n": city.name})
+            if city.slug not in cities:
+                conn.execute(text("INSERT INTO cities (slug, display_name) VALUES (:s, :n)"
+                                  " ON CONFLICT (slug) DO NOTHING"),
+                             {"s": city.slug, "n": city.name})
             for alias in city.aliases:
-                _add_alias(conn, NameKind.CITY, alias, city.slug, "seed")
+                if alias not in aliases:
+                    _add_alias(conn, NameKind.CITY, alias, city.slug, "seed")
 
 
 def spellings(conn: Connection, kind: NameKind) -> dict[str, list[str]]:
