@@ -212,7 +212,8 @@ def crawl_brands(brands: list[str], instance: Any, env: Mapping[str, str] | None
 
 def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
                      env: Mapping[str, str] | None = None, *,
-                     run_log: RunLog = RunLog.EVENTS) -> list[dict[str, Any]]:
+                     run_log: RunLog = RunLog.EVENTS, release_memory: bool = True
+                     ) -> list[dict[str, Any]]:
     """Run each ``(kind, partition key)``'s crawl job in this process; a summary for each.
 
     Each target gets its partition; a brand is registered in the catalog by its listing
@@ -243,7 +244,8 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
             _forget_unlisted_brand(instance, key, env)
         summaries.append(_summary(CRAWL_KINDS[kind], key, result))
         del result  # its events: the run's memory, released before the next run
-        release_freed_memory()
+        if release_memory:  # not in a worker that ends with its run: it would only cost
+            release_freed_memory()
     return summaries
 
 
@@ -533,7 +535,8 @@ def _fail_dead_runs(env: dict[str, str]) -> list[str]:
 
 def _crawl_one(target: tuple[str, str], env: dict[str, str], run_log: RunLog
                ) -> dict[str, Any]:
-    [summary] = crawl_partitions([target], worker_instance(), env, run_log=run_log)
+    [summary] = crawl_partitions([target], worker_instance(), env, run_log=run_log,
+                                 release_memory=False)
     return summary
 
 

@@ -101,8 +101,9 @@ def header_lines(headers: dict[str, str]) -> bytes:
 
 
 @functools.cache
-def _ssl_context() -> ssl.SSLContext:
-    """One TLS context per process: building one loads the CA bundle (tens of ms)."""
+def ssl_context() -> ssl.SSLContext:
+    """One TLS context per process: building one loads the CA bundle (tens of ms); the
+    crawl's fork server builds it for all its workers."""
     return httpx.create_ssl_context()
 
 
@@ -141,7 +142,7 @@ class Fetcher:
         self._floor = RateFloor(policy.min_rate_bps, policy.timeout_s)
 
     async def __aenter__(self) -> Fetcher:
-        self._transport = CrawlTransport(self._resolver, _ssl_context())
+        self._transport = CrawlTransport(self._resolver, ssl_context())
         await self.budget.__aenter__()
         return self
 

@@ -19,7 +19,7 @@ import pytest
 import trustme
 
 from fashion_assets.crawl import transport as crawl_transport
-from fashion_assets.crawl.http import _ssl_context
+from fashion_assets.crawl.http import ssl_context
 from fashion_assets.crawl.resolver import CheckedResolver
 from fashion_assets.crawl.transport import BUFFER_LIMIT, Answer, CrawlTransport, target_of
 
@@ -78,7 +78,7 @@ def sized(body: bytes) -> Reply:
 
 
 def transport(tls: ssl.SSLContext | None = None) -> CrawlTransport:
-    return CrawlTransport(CheckedResolver(None, time.monotonic), tls or _ssl_context())
+    return CrawlTransport(CheckedResolver(None, time.monotonic), tls or ssl_context())
 
 
 @dataclass
