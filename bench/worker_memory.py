@@ -2,10 +2,11 @@
 
     python -m bench.worker_memory [--fraction 0.05] [--batch 5] [--runs 8] [--write]
 
-``fashion-assets crawl`` executes each run (a batch of designers) in a fresh process forked
-from its fork server (``fashion_assets/fresh_processes.py``); ``runs.crawl_partitions``
-executes its targets run after run in the caller's process, handing the heap pages each
-run freed back to the system (``fashion_assets/memory.py: release_freed_memory``). Here the first
+A worker of ``fashion-assets crawl`` executes run after run (batches of designers), handing
+the heap pages each run freed back to the system (``fashion_assets/memory.py:
+release_freed_memory``), until its memory has grown 10% past what it was after its first
+run; then a fresh process forked from the fork server takes the next run
+(``fashion_assets/fresh_processes.py``). Here the first
 ``--runs`` batches of the archive-shaped replica (``--fraction``, ``--batch`` designers a
 run, no page delay so it takes minutes) are crawled three ways, each on a fresh catalog,
 and the resident memory of the process that executed each run is printed after it, with
@@ -32,8 +33,8 @@ HEADING = "A worker's memory, run after run (issue 19)"
 
 
 MODES = {  # key: how the runs are executed, as the table's rows say it
-    "fresh": "a fresh process per run (what crawl does)",
-    "release": "one process, freed memory handed back",
+    "fresh": "a fresh process per run",
+    "release": "one process, freed memory handed back (a crawl worker, until grown 10%)",
     "keep": "one process, freed memory kept",
 }
 
@@ -101,9 +102,10 @@ def report(args: argparse.Namespace, results: dict[str, list[dict]]) -> str:
         f"{args.batch} --runs {args.runs}`: the first {args.runs} batches of the "
         f"archive-shaped replica ({args.batch} designers a run, no page delay) crawled three "
         "ways, each on a fresh catalog; the resident memory of the process that executed "
-        "each run, after it: a fresh process per run (`fashion_assets/fresh_processes.py`, "
-        "what `fashion-assets crawl` does), one process for all with the freed memory "
-        "handed back (`fashion_assets/memory.py`), and without. "
+        "each run, after it: a fresh process per run (`fashion_assets/fresh_processes.py`), "
+        "one process for all with the freed memory handed back (`fashion_assets/memory.py`"
+        "; what a worker of `fashion-assets crawl` does until it has grown 10%, when a "
+        "fresh process takes over), and without. "
         + machine_sentence(),
         "",
         "| after run | " + " | ".join(str(n) for n in range(1, args.runs + 1)) + " |",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import os
 from functools import lru_cache
 from typing import Any
 
@@ -36,3 +37,24 @@ def _glibc() -> Any:
     except (OSError, AttributeError):
         return None
     return libc
+
+
+WORKER_GROWTH = 0.10
+"""A crawl worker leaves, for a fresh process, once its resident memory has grown this much
+past what it was after its first run (``runs._crawl_in_pool``): memory stays within it, and
+the runs before that start warm (docs/performance.md, "A worker's memory, run after run")."""
+
+
+def resident_bytes() -> int | None:
+    """This process's resident memory, from ``/proc``; None where there is none."""
+    try:
+        with open("/proc/self/statm") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGESIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def has_grown(first: int | None, now: int | None, growth: float = WORKER_GROWTH) -> bool:
+    """Whether a worker whose memory was ``first`` after its first run and is ``now`` should
+    leave; unknown memory counts as grown (a fresh process per run, the safe side)."""
+    return first is None or now is None or now > first * (1 + growth)

@@ -3,9 +3,9 @@
 The CLI and the demo crawl through here, on the persistent instance in ``DAGSTER_HOME``
 (a folder under ``FASHION_HOME`` when unset), so every run they make shows up in the
 Dagster UI afterwards. A crawl's CPU is its HTTP stack, in one thread: on a machine with
-several cores, runs go to that many worker processes at once, a fresh process for each
-run, as a Dagster daemon launches runs side by side. A single run is executed in the
-command's own process.
+several cores, runs go to that many worker processes at once, as a Dagster daemon launches
+runs side by side; a worker whose memory has grown leaves for a fresh one. A single run is
+executed in the command's own process.
 
 Every run made here carries the mark of the process executing it (``PROCESS_TAG``), so a run
 whose process is gone is told from one that runs: a crawl fails those of this machine before
@@ -33,7 +33,7 @@ from typing import Any
 
 from fashion_assets import settings
 from fashion_assets.fresh_processes import Task, run_in_fresh_processes
-from fashion_assets.memory import release_freed_memory
+from fashion_assets.memory import has_grown, release_freed_memory, resident_bytes
 from fashion_assets.processes import (
     ProcessMark,
     is_gone,
@@ -212,8 +212,7 @@ def crawl_brands(brands: list[str], instance: Any, env: Mapping[str, str] | None
 
 def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
                      env: Mapping[str, str] | None = None, *,
-                     run_log: RunLog = RunLog.EVENTS, release_memory: bool = True
-                     ) -> list[dict[str, Any]]:
+                     run_log: RunLog = RunLog.EVENTS) -> list[dict[str, Any]]:
     """Run each ``(kind, partition key)``'s crawl job in this process; a summary for each.
 
     Each target gets its partition; a brand is registered in the catalog by its listing
@@ -244,8 +243,7 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
             _forget_unlisted_brand(instance, key, env)
         summaries.append(_summary(CRAWL_KINDS[kind], key, result))
         del result  # its events: the run's memory, released before the next run
-        if release_memory:  # not in a worker that ends with its run: it would only cost
-            release_freed_memory()
+        release_freed_memory()
     return summaries
 
 
@@ -350,11 +348,12 @@ def crawl_in_workers(targets: Sequence[tuple[str, str]], workers: int,
 
     ``on_summary`` gets each partition's summary as soon as its run ends (the progress a
     terminal shows), in the order they end. The parent imports no Dagster: it only hands
-    out targets, so its memory stays small. Each run gets a fresh worker process, forked
-    from a server process that imported the pipeline once, so it starts in milliseconds
-    instead of importing Dagster again, and ends with its run, memory and all (with one
-    worker too: a process that executed run after run would keep the heap of its biggest
-    runs). One target is crawled in this process.
+    out targets, so its memory stays small. Workers are forked from a server process that
+    imported the pipeline once, so one starts in milliseconds instead of importing Dagster
+    again; a worker executes run after run until its memory has grown 10% past what it was
+    after its first run, then leaves for a fresh one (with one worker too: a process that
+    executed every run would keep the heap of its biggest runs). One target is crawled in
+    this process.
 
     Runs left by processes that are gone are failed as it starts. SIGTERM or SIGINT stops the
     crawl: no further partition starts, the runs in progress end, and ``CrawlStopped``
@@ -459,9 +458,10 @@ def _crawl_here(targets: Sequence[tuple[str, str]], env: Mapping[str, str] | Non
 def _crawl_in_pool(targets: Sequence[tuple[str, str]], workers: int,
                    env: Mapping[str, str] | None, run_log: RunLog,
                    on_summary: Callable[[dict[str, Any]], None]) -> list[dict[str, Any]]:
-    """The targets in up to ``workers`` processes at once, a fresh one for each run, so no
-    run's memory carries over to the next (``fresh_processes``). A worker that dies mid-run
-    (killed, out of memory) leaves its target a failed summary, the other targets go on,
+    """The targets in up to ``workers`` processes at once. A worker executes run after run
+    until its memory has grown past ``memory.WORKER_GROWTH``, then leaves for a fresh one
+    (``fresh_processes``): memory stays bounded, and most runs start warm. A worker that
+    dies mid-run (killed, out of memory) leaves its target a failed summary, the others go on,
     and its run is failed at the end. A stop cancels the targets not started and kills the
     workers with everything they started; their runs are then canceled."""
     default_dagster_home()
@@ -486,7 +486,7 @@ def _crawl_in_pool(targets: Sequence[tuple[str, str]], workers: int,
 
     try:
         run_in_fresh_processes(tasks, workers, context, on_result=finished, on_died=died,
-                               initializer=_die_with_parent)
+                               initializer=_die_with_parent, retire=_grown)
         if any("run_id" not in summary for summary in done.values()):
             run_in_fresh_processes([tasks[0]], 1, context, on_result=finished, on_died=died)
         return [done[n] for n in range(len(targets))]
@@ -535,9 +535,20 @@ def _fail_dead_runs(env: dict[str, str]) -> list[str]:
 
 def _crawl_one(target: tuple[str, str], env: dict[str, str], run_log: RunLog
                ) -> dict[str, Any]:
-    [summary] = crawl_partitions([target], worker_instance(), env, run_log=run_log,
-                                 release_memory=False)
+    [summary] = crawl_partitions([target], worker_instance(), env, run_log=run_log)
     return summary
+
+
+_after_first_run: list[int | None] = []  # a worker's resident memory after its first run
+
+
+def _grown() -> bool:
+    """After each run of a worker: whether it leaves for a fresh process (``memory.py``)."""
+    now = resident_bytes()
+    if not _after_first_run:
+        _after_first_run.append(now)
+        return now is None
+    return has_grown(_after_first_run[0], now)
 
 
 @functools.cache

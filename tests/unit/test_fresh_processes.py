@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Iterator
 from multiprocessing import forkserver, resource_tracker
 from pathlib import Path
@@ -35,8 +36,14 @@ def _remember_and_report(n: int) -> tuple[int, list[int]]:
     return os.getpid(), seen
 
 
-def _meet(barrier: object) -> int:
-    barrier.wait()  # type: ignore[attr-defined]
+def _meet(mine: str, theirs: str) -> int:
+    """Leave a mark and wait for the other task's: both must run at once to return."""
+    Path(mine).touch()
+    deadline = time.monotonic() + 60
+    while not Path(theirs).exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the other task never ran beside this one")
+        time.sleep(0.01)
     return os.getpid()
 
 
@@ -77,10 +84,30 @@ def test_every_task_runs_in_a_process_of_its_own_that_nothing_earlier_touched() 
     assert os.getpid() not in {pid for pid, _ in results.values()}
 
 
-def test_as_many_tasks_run_at_once_as_there_are_workers() -> None:
-    barrier = CONTEXT.Barrier(2, timeout=60)  # broken, and the tasks raise, unless both meet
-    results, _ = _run([Task(_meet, (barrier,)), Task(_meet, (barrier,))], workers=2)
+def test_as_many_tasks_run_at_once_as_there_are_workers(tmp_path: Path) -> None:
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    results, _ = _run([Task(_meet, (a, b)), Task(_meet, (b, a))], workers=2)
     assert len(set(results.values())) == 2
+
+
+def test_a_worker_stays_for_the_next_task_until_its_rule_says_it_leaves() -> None:
+    results: dict[int, object] = {}
+    run_in_fresh_processes([Task(_remember_and_report, (n,)) for n in range(5)], 1, CONTEXT,
+                           on_result=results.__setitem__, on_died=lambda index, code: None,
+                           retire=_after_two_tasks)
+    pids = [results[n][0] for n in range(5)]
+    assert pids[0] == pids[1] != pids[2] == pids[3] != pids[4]
+    assert [results[n][1] for n in range(5)] == [[], [0], [], [2], []]
+
+
+def _after_two_tasks() -> bool:
+    return len(_left_by_a_task) >= 2
+
+
+def test_a_task_that_cannot_be_sent_leaves_no_worker_behind() -> None:
+    with pytest.raises(Exception, match=r"pickle|lambda|local"):
+        _run([Task(_remember_and_report, (lambda: None,))])
+    assert multiprocessing.active_children() == []
 
 
 def test_a_process_that_dies_is_reported_with_its_exit_code_and_the_others_go_on() -> None:
