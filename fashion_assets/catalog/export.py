@@ -61,9 +61,6 @@ class ExportResult:
     export_id: int | None = None
     files: list[ExportFile] = field(default_factory=list)
 
-    def rows(self, kind: str, part: str) -> int:
-        return sum(f.row_count for f in self.files if (f.kind, f.part) == (kind, part))
-
 
 def export_catalog(engine: Engine, store: ObjectStore, *, full_rebuild: bool = False
                    ) -> ExportResult:

@@ -56,13 +56,11 @@ class EntryPhotoRow:
 class LookCounts:
     """What the merge did to a batch of entries."""
 
-    entries_merged: int = 0  # entries that show fewer photos than their drafts hold
     alternates: int = 0  # photos recorded as another photo's alternate
     uncertain_pairs: int = 0  # pairs left for an editor
 
     def __add__(self, other: LookCounts) -> LookCounts:
-        return LookCounts(self.entries_merged + other.entries_merged,
-                          self.alternates + other.alternates,
+        return LookCounts(self.alternates + other.alternates,
                           self.uncertain_pairs + other.uncertain_pairs)
 
 
@@ -122,7 +120,7 @@ def _write_merge(conn: Connection, t: EntityTables, entry_id: int,
                  "source", "source_image_url", "distance"),
                 [(entry_id, a.object_key, a.kept_key, *_provenance(by_key[a.object_key]),
                   a.distance) for a in merge.alternates])
-    return LookCounts(1, len(merge.alternates), uncertain)
+    return LookCounts(len(merge.alternates), uncertain)
 
 
 def _provenance(row: EntryPhotoRow) -> tuple[object, ...]:

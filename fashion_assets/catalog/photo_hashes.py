@@ -11,11 +11,11 @@ already is left as it is. Media cleanup forgets the rows of the objects it remov
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Engine, bindparam, text
+from sqlalchemy import Engine, bindparam, text
 
 from fashion_assets.catalog.entities import EntityTables, contributes, same_entity
 from fashion_assets.catalog.sql import insert_rows
@@ -76,18 +76,6 @@ def _hash_stored(store: ObjectStore, key: str) -> PerceptualHash | str:
         return "missing"
     except UnhashablePhoto:
         return "unhashable"
-
-
-def hashes_of(conn: Connection, keys: Collection[str]) -> dict[str, PerceptualHash]:
-    """The recorded hashes of ``keys``; a key never hashed is absent."""
-    query = text("SELECT photo_key, phash, dhash FROM photo_hashes WHERE photo_key IN :keys"
-                 ).bindparams(bindparam("keys", expanding=True))
-    unique = list(dict.fromkeys(keys))
-    found: dict[str, PerceptualHash] = {}
-    for start in range(0, len(unique), _BATCH):
-        for key, phash, dhash in conn.execute(query, {"keys": unique[start:start + _BATCH]}):
-            found[key] = PerceptualHash(phash, dhash)
-    return found
 
 
 def forget_hashes(engine: Engine, removed: Sequence[str]) -> int:
