@@ -20,10 +20,8 @@ import io
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 from sqlalchemy import Connection, Engine, text
 
 from fashion_assets.catalog.db import is_postgres
@@ -38,6 +36,9 @@ from fashion_assets.domain.export import (
     read_back,
 )
 from fashion_assets.storage import ObjectStore, object_key
+
+if TYPE_CHECKING:  # pandas and pyarrow weigh 35 MB: only an export or a reader loads them
+    import pandas as pd
 
 KINDS: tuple[EntityTables, ...] = (RUNWAY, STREET)
 ROWS_PER_GROUP = 50_000  # rows fetched and written at a time: bounds the export's memory
@@ -108,6 +109,8 @@ def exported_revisions(engine: Engine) -> dict[str, int]:
 def read_export(engine: Engine, store: ObjectStore) -> dict[str, tuple[pd.DataFrame,
                                                                       pd.DataFrame]]:
     """The current export read back from the store: per kind, its entries and photos."""
+    import pandas as pd
+
     with engine.connect() as conn:
         exports = [ExportRecord(int(i), bool(full)) for i, full in conn.execute(text(
             "SELECT id, full_rebuild FROM catalog_exports"))]
@@ -173,6 +176,9 @@ def _rows(conn: Connection, t: EntityTables, part: str, changed: str, upto: int
 def _parquet(kind: str, part: str, chunks: Iterator[list[tuple[object, ...]]]
              ) -> tuple[bytes, int]:
     """The rows as one Parquet file (a row group per chunk), and how many there were."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     schema = pa.Schema.from_pandas(frame(kind, part, []), preserve_index=False)
     out, count = io.BytesIO(), 0
     with pq.ParquetWriter(out, schema) as writer:

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas loads pyarrow, 35 MB: only the export and its readers pay for it
+    import pandas as pd
 
 PARTS = ("entries", "photos")
 CONTENT_TYPE = "application/vnd.apache.parquet"
@@ -49,6 +51,8 @@ def columns_of(kind: str, part: str) -> dict[str, str]:
 
 def frame(kind: str, part: str, rows: Sequence[Sequence[object]]) -> pd.DataFrame:
     """A file's rows as a frame of its columns and dtypes."""
+    import pandas as pd
+
     columns = columns_of(kind, part)
     data = pd.DataFrame.from_records(list(rows), columns=list(columns))
     return data.astype(columns)
@@ -76,6 +80,8 @@ def read_back(parts: Sequence[tuple[pd.DataFrame, pd.DataFrame]]
     that holds it has it, with that part's photos of it."""
     if not parts:
         raise ValueError("no parts to read")
+    import pandas as pd
+
     latest: dict[int, int] = {}
     for n, (entries, _) in enumerate(parts):
         latest.update(dict.fromkeys(entries["entry_id"].tolist(), n))

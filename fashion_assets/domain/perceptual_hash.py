@@ -26,9 +26,15 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
 from PIL import Image
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy (15 MB) is imported where a photo is hashed, not with this module: every process
+# that loads the Dagster definitions imports it, the crawl's workers too, and they never hash.
 
 HASH_SIDE = 8  # bits per side: 64-bit hashes
 PHASH_SIDE = 32  # the pHash's grayscale image, before the DCT
@@ -69,6 +75,8 @@ def perceptual_hash(data: bytes) -> PerceptualHash:
 
 
 def _phash(gray: Image.Image) -> str:
+    import numpy as np
+
     pixels = np.asarray(gray.resize((PHASH_SIDE, PHASH_SIDE), Image.Resampling.BOX),
                         dtype=np.float64)
     basis = _dct_basis(PHASH_SIDE)
@@ -79,6 +87,8 @@ def _phash(gray: Image.Image) -> str:
 
 
 def _dhash(gray: Image.Image) -> str:
+    import numpy as np
+
     pixels = np.asarray(gray.resize((HASH_SIDE + 1, HASH_SIDE), Image.Resampling.BOX),
                         dtype=np.int16)
     return _hex(pixels[:, 1:] > pixels[:, :-1])
@@ -88,6 +98,8 @@ def _dhash(gray: Image.Image) -> str:
 def _dct_basis(side: int) -> np.ndarray:
     """The DCT-II matrix (as scipy's unnormalized ``dct``: 2 cos(pi k (2n + 1) / 2N)), so
     ``basis @ x`` transforms the columns of ``x``."""
+    import numpy as np
+
     k = np.arange(side)[:, None]
     n = np.arange(side)[None, :]
     return 2 * np.cos(np.pi * k * (2 * n + 1) / (2 * side))
@@ -95,4 +107,6 @@ def _dct_basis(side: int) -> np.ndarray:
 
 def _hex(bits: np.ndarray) -> str:
     """64 booleans, row by row, the first the most significant bit, as 16 hex digits."""
+    import numpy as np
+
     return np.packbits(bits.ravel()).tobytes().hex()
