@@ -1,8 +1,8 @@
 """A crawl in one process hands the memory a run freed back to the system.
 
 ``runs.crawl_partitions`` executes its targets run after run in the caller's process (a
-test, a benchmark, a crawl of one target; ``fashion-assets crawl`` of more gives each run a
-fresh process: ``fresh_processes.py``). Python frees a run's objects
+test, a benchmark, a crawl of one target, each worker of ``fashion-assets crawl`` until it
+leaves for a fresh process: ``fresh_processes.py``). Python frees a run's objects
 when it ends, but glibc keeps the freed heap pages for later use, so the process would stay
 the size of the biggest run it ever executed (a batch of designers with hundreds of shows):
 over a long crawl, memory creeps up batch by batch although nothing is kept.
@@ -12,31 +12,19 @@ over a long crawl, memory creeps up batch by batch although nothing is kept.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import gc
 import os
-from functools import lru_cache
-from typing import Any
+
+from fashion_assets.libc import c_function
 
 
 def release_freed_memory() -> None:
     """Collect a finished run's reference cycles (Dagster's objects hold many), then give
     every free heap page back to the system."""
     gc.collect()
-    libc = _glibc()
-    if libc is not None:
-        libc.malloc_trim(0)
-
-
-@lru_cache(maxsize=1)
-def _glibc() -> Any:
-    """The C library when it is glibc (it has ``malloc_trim``), else None."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.malloc_trim.argtypes = [ctypes.c_size_t]
-    except (OSError, AttributeError):
-        return None
-    return libc
+    malloc_trim = c_function("malloc_trim", ctypes.c_size_t)
+    if malloc_trim is not None:
+        malloc_trim(0)
 
 
 WORKER_GROWTH = 0.10

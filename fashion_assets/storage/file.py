@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import os
 import secrets
@@ -13,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from fashion_assets.libc import c_function
 from fashion_assets.storage.base import (
     StoredObject,
     StoreStats,
@@ -86,8 +86,9 @@ class FileStore:
             return
         fd = os.open(self.root, os.O_RDONLY)
         try:
-            if _LIBC is None or _LIBC.syncfs(fd) != 0:
-                os.sync()
+            syncfs = c_function("syncfs", ctypes.c_int)
+            if syncfs is None or syncfs(fd) != 0:
+                os.sync()  # no syncfs here, or it failed: every filesystem then
         finally:
             os.close(fd)
 
@@ -224,15 +225,3 @@ def _write_temp(directory: Path, data: bytes) -> Path:
     finally:
         os.close(fd)
     return temp
-
-
-def _load_libc() -> ctypes.CDLL | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.syncfs.argtypes = [ctypes.c_int]
-    except (OSError, AttributeError):
-        return None  # no syncfs here: sync() falls back to os.sync()
-    return libc
-
-
-_LIBC = _load_libc()
