@@ -1,8 +1,8 @@
 -- Looks: the same runway look published by two sources as different bytes (issue 20).
 --
 -- photo_hashes: each stored photo's perceptual hashes (domain/perceptual_hash.py), computed
--- once as the crawl stores the photo and kept by its object key; media cleanup drops the row
--- with the object.
+-- once from its stored bytes (catalog/photo_hashes.py: by the promotion job, or the review
+-- page) and kept by its object key; media cleanup drops the row with the object.
 CREATE TABLE photo_hashes (
     photo_key TEXT PRIMARY KEY,
     phash TEXT NOT NULL,

@@ -1,9 +1,9 @@
 """The catalog as the read API publishes it: promoted entries only, a page at a time.
 
-Only the catalog's own tables are read (``brand_runways``, ``street_snaps`` and their
-photos), which promotion alone writes: a draft, approved or not, is never among them. Every
-listing pages by its key (``domain/paging.py``): brands by slug, shows by brand and season,
-street albums by city, year and month.
+Only the catalog's own tables are read (``brand_runways``, ``street_snaps``, their photos
+and the alternates of their looks), which promotion alone writes: a draft, approved or not,
+is never among them. Every listing pages by its key (``domain/paging.py``): brands by slug,
+shows by brand and season, street albums by city, year and month.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import Engine, text
 
+from fashion_assets.catalog.entities import RUNWAY, STREET, EntityTables
 from fashion_assets.domain.paging import PageRequest, encode_cursor
 
 BRAND_KEY = (str,)
@@ -22,6 +23,10 @@ ALBUM_KEY = (str, int, int)
 
 _PHOTO_COLUMNS = ("position", "object_key", "content_type", "width", "height", "byte_size",
                   "source", "source_image_url")
+# An alternate: another source's photo of a look a photo shows (catalog/looks.py), with its
+# distance to that photo in bits (null where an editor said "same" on a photo never hashed).
+_ALTERNATE_COLUMNS = ("object_key", "content_type", "width", "height", "byte_size", "source",
+                      "source_image_url", "distance")
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,7 @@ def show(engine: Engine, brand: str, season_code: str) -> dict[str, Any] | None:
             {"b": brand, "s": season_code}).first()
         if row is None:
             return None
-        photos = _photos(conn, "brand_runway_images", "runway_id", row[-1])
+        photos = _photos(conn, RUNWAY, row[-1])
     return {**_show(row[:-1]), "photos": photos}
 
 
@@ -84,16 +89,17 @@ def album(engine: Engine, city: str, year: int, month: int) -> dict[str, Any] | 
             {"c": city, "y": year, "m": month}).first()
         if row is None:
             return None
-        photos = _photos(conn, "street_snap_images", "snap_id", row[-1])
+        photos = _photos(conn, STREET, row[-1])
     return {**_album(row[:-1]), "photos": photos}
 
 
 def is_published_photo(engine: Engine, object_key: str) -> bool:
-    """Whether ``object_key`` is a photo of a catalog entry: the only photos served."""
+    """Whether ``object_key`` is a photo of a catalog entry, shown or an alternate of a look
+    it shows: the only photos served."""
     with engine.connect() as conn:
-        return conn.execute(text(
-            "SELECT 1 FROM brand_runway_images WHERE object_key = :k UNION ALL"
-            " SELECT 1 FROM street_snap_images WHERE object_key = :k LIMIT 1"),
+        return conn.execute(text(" UNION ALL ".join(
+            f"SELECT 1 FROM {table} WHERE object_key = :k" for t in (RUNWAY, STREET)
+            for table in (t.catalog_images, t.catalog_alternates)) + " LIMIT 1"),
             {"k": object_key}).first() is not None
 
 
@@ -125,10 +131,19 @@ def _album(row: Sequence[Any]) -> dict[str, Any]:
             "updated_at": str(updated), "photo_count": int(photos), "cover": cover}
 
 
-def _photos(conn: Any, table: str, fk: str, entry_id: int) -> list[dict[str, Any]]:
-    rows = conn.execute(text(f"SELECT {', '.join(_PHOTO_COLUMNS)} FROM {table}"
+def _photos(conn: Any, t: EntityTables, entry_id: int) -> list[dict[str, Any]]:
+    """An entry's photos in order, each with the alternates of its look (an empty list for
+    a look one source alone published)."""
+    fk = t.catalog_image_fk
+    alternates: dict[str, list[dict[str, Any]]] = {}
+    for kept, *row in conn.execute(text(
+            f"SELECT kept_key, {', '.join(_ALTERNATE_COLUMNS)} FROM {t.catalog_alternates}"
+            f" WHERE {fk} = :id ORDER BY source, object_key"), {"id": entry_id}):
+        alternates.setdefault(kept, []).append(dict(zip(_ALTERNATE_COLUMNS, row, strict=True)))
+    rows = conn.execute(text(f"SELECT {', '.join(_PHOTO_COLUMNS)} FROM {t.catalog_images}"
                              f" WHERE {fk} = :id ORDER BY position"), {"id": entry_id})
-    return [dict(zip(_PHOTO_COLUMNS, row, strict=True)) for row in rows]
+    return [{**dict(zip(_PHOTO_COLUMNS, row, strict=True)),
+             "alternates": alternates.get(row[1], [])} for row in rows]
 
 
 def _after(key: Sequence[str], page: PageRequest, filters: Mapping[str, str | int] = {},

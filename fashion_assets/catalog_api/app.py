@@ -197,9 +197,12 @@ class _Api:
         return {"items": items, "next_cursor": page.next_cursor}
 
     def _with_photo_urls(self, request: Request, entry: dict[str, Any]) -> dict[str, Any]:
-        photos = [{**photo, "url": self._photo_url(request, photo["object_key"], ""),
-                   "thumbnail_url": self._photo_url(request, photo["object_key"],
-                                                    "/thumbnail")}
+        def urls(photo: dict[str, Any]) -> dict[str, Any]:
+            return {**photo, "url": self._photo_url(request, photo["object_key"], ""),
+                    "thumbnail_url": self._photo_url(request, photo["object_key"],
+                                                     "/thumbnail")}
+
+        photos = [{**urls(photo), "alternates": [urls(a) for a in photo["alternates"]]}
                   for photo in entry["photos"]]
         return {**entry, "cover_thumbnail_url": self._photo_url(request, entry["cover"],
                                                                 "/thumbnail"),

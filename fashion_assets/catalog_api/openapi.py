@@ -57,11 +57,19 @@ def _photo_path(description: str) -> dict[str, Any]:
 
 _STRING = {"type": "string"}
 _COVER = {"type": ["string", "null"]}
-_PHOTO = {"type": "object", "properties": {
-    "position": {"type": "integer"}, "object_key": _STRING, "content_type": _STRING,
+_PHOTO_FIELDS = {
+    "object_key": _STRING, "content_type": _STRING,
     "width": {"type": ["integer", "null"]}, "height": {"type": ["integer", "null"]},
     "byte_size": {"type": "integer"}, "source": _STRING, "source_image_url": _STRING,
-    "url": _STRING, "thumbnail_url": _STRING}}
+    "url": _STRING, "thumbnail_url": _STRING}
+_ALTERNATE = {"type": "object", "description": (
+    "Another source's photo of the look the photo shows, kept beside it (promotion's look "
+    "merge); distance: the two photos' perceptual hashes differ in that many bits of 128, "
+    "null where an editor joined them"), "properties": {
+        **_PHOTO_FIELDS, "distance": {"type": ["integer", "null"]}}}
+_PHOTO = {"type": "object", "properties": {
+    "position": {"type": "integer"}, **_PHOTO_FIELDS,
+    "alternates": {"type": "array", "items": _ALTERNATE}}}
 _SHOW_FIELDS = {"brand": _STRING, "brand_name": _STRING, "season_code": _STRING,
                 "title": _STRING, "season": _STRING, "year": {"type": "integer"},
                 "collection_type": _STRING, "city": {"type": ["string", "null"]},

@@ -13,11 +13,13 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+import httpx
 from dagster import DagsterInstance
 from sqlalchemy import text
 
 from fashion_assets.catalog.entities import RUNWAY
 from fashion_assets.catalog.look_review import draft_looks
+from fashion_assets.catalog_api import create_api
 from fashion_assets.domain.looks import DEFAULT_LOOK_RULES, LookPhoto, merge_looks
 from fashion_assets.domain.perceptual_hash import PerceptualHash, perceptual_hash
 from fashion_assets.replica import build_site, start_replica
@@ -123,6 +125,17 @@ def test_a_show_of_both_sources_shows_each_look_once_and_a_split_pair_stays_spli
     everything = {key_of(p) for p in (*SHOW.photos, *GALLERY.photos)}
     assert set(shown) | set(alternate) == everything and not set(shown) & set(alternate)
     assert len(shown) == len(everything) - merged
+
+    # The read API lists each alternate with the photo it stands beside, and serves it.
+    with serve(create_api(engine, store)) as url:
+        listed = httpx.get(f"{url}/api/v1/shows/{KEY[0]}/{KEY[1]}").json()["photos"]
+        beside = {a["object_key"]: (p["object_key"], a["source"], a["source_image_url"],
+                                    a["distance"]) for p in listed for a in p["alternates"]}
+        assert beside == alternate and [p["object_key"] for p in listed] == shown
+        [first, *_] = next(p for p in listed if p["alternates"])["alternates"]
+        served = httpx.get(first["url"])
+    assert served.status_code == 200, served.text
+    assert hashlib.sha1(served.content).hexdigest() == first["object_key"]
 
     # On the draft's page, an editor takes the pair left undecided for one look, and splits
     # a merged pair: the entry follows at once, and every later promotion.
