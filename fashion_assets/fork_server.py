@@ -50,7 +50,7 @@ try:
 except Exception:
     # Not here: a fork server that fails its preload breaks the pool with an obscure error.
     # Each worker opens the instance itself then, and its run reports why it failed.
-    runs.worker_instance.cache_clear()
+    runs.instance_of_home.cache_clear()
 with contextlib.suppress(Exception):  # as above: the worker builds it, its run says why
     runs.build_crawl_jobs()
 # What every run would load again in its fresh worker otherwise (0.2 s of CPU a run, measured

@@ -29,7 +29,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fashion_assets import settings
 from fashion_assets.fresh_processes import Task, run_in_fresh_processes
@@ -41,6 +41,9 @@ from fashion_assets.processes import (
     process_mark,
 )
 from fashion_assets.sources.registry import RUNWAY_PARTITION_NAMES, Source, runway_sources
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
 
 PROCESS_TAG = "fashion-assets/process"
 """On every run executed here: ``host:pid:start`` of the process executing it
@@ -341,10 +344,13 @@ def _crawl_job(env_items: tuple[tuple[str, str], ...], name: str):  # -> JobDefi
 
 
 def crawl_in_workers(targets: Sequence[tuple[str, str]], workers: int,
-                     env: Mapping[str, str] | None = None, *, run_log: RunLog = RunLog.EVENTS,
+                     env: Mapping[str, str] | None = None, *, all_brands: bool = False,
+                     run_log: RunLog = RunLog.EVENTS,
                      on_summary: Callable[[dict[str, Any]], None] = lambda summary: None,
                      ) -> list[dict[str, Any]]:
-    """Crawl ``(kind, key)`` targets in up to ``workers`` processes, summaries in order.
+    """Crawl ``(kind, key)`` targets in up to ``workers`` processes, summaries in order;
+    with ``all_brands``, every brand of the catalog too (``all_brand_targets``, listed in a
+    worker: this process would otherwise import Dagster and hold it, 80 MB, to the end).
 
     ``on_summary`` gets each partition's summary as soon as its run ends (the progress a
     terminal shows), in the order they end. The parent imports no Dagster: it only hands
@@ -360,10 +366,9 @@ def crawl_in_workers(targets: Sequence[tuple[str, str]], workers: int,
     exits with 128 + the signal.
     """
     with _stop_signals():
-        if len(targets) <= 1:
+        if len(targets) <= 1 and not all_brands:
             return _crawl_here(targets, env, run_log, on_summary)
-        return _crawl_in_pool(targets, max(1, min(workers, len(targets))), env, run_log,
-                              on_summary)
+        return _crawl_in_pool(targets, workers, env, run_log, on_summary, all_brands)
 
 
 class CrawlStopped(SystemExit):
@@ -457,8 +462,10 @@ def _crawl_here(targets: Sequence[tuple[str, str]], env: Mapping[str, str] | Non
 
 def _crawl_in_pool(targets: Sequence[tuple[str, str]], workers: int,
                    env: Mapping[str, str] | None, run_log: RunLog,
-                   on_summary: Callable[[dict[str, Any]], None]) -> list[dict[str, Any]]:
-    """The targets in up to ``workers`` processes at once. A worker executes run after run
+                   on_summary: Callable[[dict[str, Any]], None], all_brands: bool = False
+                   ) -> list[dict[str, Any]]:
+    """The targets (with ``all_brands``, and every brand's batches, listed by a first worker)
+    in up to ``workers`` processes at once. A worker executes run after run
     until its memory has grown past ``memory.WORKER_GROWTH``, then leaves for a fresh one
     (``fresh_processes``): memory stays bounded, and most runs start warm. A worker that
     dies mid-run (killed, out of memory) leaves its target a failed summary, the others go on,
@@ -468,10 +475,6 @@ def _crawl_in_pool(targets: Sequence[tuple[str, str]], workers: int,
     context = multiprocessing.get_context("forkserver")  # never forks a process with threads
     context.set_forkserver_preload(["fashion_assets.fork_server"])
     worker_env = dict(env or os.environ)
-    # Dagster in a worker, not here; beside the first partitions, not before them: the runs
-    # it fails belong to processes that are gone, never to this crawl.
-    tasks = [Task(_fail_dead_runs, (worker_env,)),
-             *(Task(_crawl_one, (target, worker_env, run_log)) for target in targets)]
     done: dict[int, dict[str, Any]] = {}
 
     def finished(index: int, summary: Any) -> None:
@@ -485,7 +488,14 @@ def _crawl_in_pool(targets: Sequence[tuple[str, str]], workers: int,
             on_summary(summary)
 
     try:
-        run_in_fresh_processes(tasks, workers, context, on_result=finished, on_died=died,
+        if all_brands:
+            targets = [*targets, *_in_a_worker(context, Task(_all_brand_targets, (worker_env,)))]
+        # Dagster in a worker, not here; beside the first partitions, not before them: the
+        # runs it fails belong to processes that are gone, never to this crawl.
+        tasks = [Task(_fail_dead_runs, (worker_env,)),
+                 *(Task(_crawl_one, (target, worker_env, run_log)) for target in targets)]
+        run_in_fresh_processes(tasks, max(1, min(workers, len(targets))), context,
+                               on_result=finished, on_died=died,
                                initializer=_die_with_parent, retire=_grown)
         if any("run_id" not in summary for summary in done.values()):
             run_in_fresh_processes([tasks[0]], 1, context, on_result=finished, on_died=died)
@@ -496,6 +506,24 @@ def _crawl_in_pool(targets: Sequence[tuple[str, str]], workers: int,
         for mark in marks:
             kill_process_tree(mark.pid)
         raise _stopped(stop, marks, env) from None
+
+
+def _in_a_worker(context: BaseContext, task: Task) -> Any:
+    """What ``task`` returns, executed in a worker of its own (an error it raises is raised
+    here)."""
+    result: list[Any] = []
+
+    def died(index: int, exitcode: int | None) -> None:
+        raise RuntimeError(f"the worker listing what to crawl ended (exit code {exitcode})")
+
+    run_in_fresh_processes([task], 1, context, on_result=lambda index, value:
+                           result.append(value), on_died=died, initializer=_die_with_parent)
+    return result[0]
+
+
+def _all_brand_targets(env: dict[str, str]) -> list[tuple[str, str]]:
+    _take_crawl_env(env)
+    return all_brand_targets(worker_instance(), env)
 
 
 def _died(target: tuple[str, str], exitcode: int | None) -> dict[str, Any]:
@@ -530,13 +558,24 @@ def _exit_when_ready(sentinel: int) -> None:
 
 
 def _fail_dead_runs(env: dict[str, str]) -> list[str]:
+    _take_crawl_env(env)
     return fail_runs_of_gone_processes(worker_instance(), _catalog(env))
 
 
 def _crawl_one(target: tuple[str, str], env: dict[str, str], run_log: RunLog
                ) -> dict[str, Any]:
+    _take_crawl_env(env)
     [summary] = crawl_partitions([target], worker_instance(), env, run_log=run_log)
     return summary
+
+
+def _take_crawl_env(env: dict[str, str]) -> None:
+    """A worker's environment becomes its crawl's: it inherits the fork server's, which is
+    that of the crawl that started the server, another one's in a process that crawls more
+    than once with other settings (tests, the demo)."""
+    if os.environ != env:
+        os.environ.clear()
+        os.environ.update(env)
 
 
 _after_first_run: list[int | None] = []  # a worker's resident memory after its first run
@@ -551,10 +590,16 @@ def _grown() -> bool:
     return has_grown(_after_first_run[0], now)
 
 
-@functools.cache
 def worker_instance():  # -> DagsterInstance
-    """The instance of a worker process: opened by the fork server (``fork_server.py``)
-    before it forks the workers, so each has it at once."""
+    """The instance of a worker process, its crawl's ``DAGSTER_HOME``'s: opened by the fork
+    server (``fork_server.py``) before it forks the workers, so each has it at once, unless
+    the crawl's home is another than the server's."""
+    return instance_of_home(str(settings.dagster_home()))
+
+
+@functools.cache
+def instance_of_home(home: str):  # -> DagsterInstance
+    """The instance of ``home``, the ``DAGSTER_HOME`` that ``dagster_instance`` opens."""
     return dagster_instance()
 
 

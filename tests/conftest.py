@@ -16,6 +16,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
+from multiprocessing import forkserver, resource_tracker
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     """After the workers are gone: any process the suite started that is still alive fails it."""
     if _is_xdist_worker(session.config) or _MARK_KEY not in session.config.stash:
         return
+    # A run without xdist crawled in this process: its fork server and resource tracker end
+    # with it, so they are stopped here rather than counted.
+    forkserver._forkserver._stop()
+    resource_tracker._resource_tracker._stop()
     leaked = leftover_processes(session.config.stash[_MARK_KEY])
     if leaked:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")

@@ -43,20 +43,20 @@ def crawl(brands: list[str], seasons: list[str], weeks: list[str], crawl_all: bo
 
     targets = ([("brand", b) for b in brands] + [("season", s) for s in seasons]
                + [("week", w) for w in weeks])
-    if crawl_all:
-        from fashion_assets.runs import all_brand_targets, dagster_instance
-
-        targets += all_brand_targets(dagster_instance())
-    if not targets:
+    if not targets and not crawl_all:
         raise click.UsageError("name something to crawl: --brand, --season, --week or --all")
     typed = program()
     try:
         summaries = crawl_in_workers(
-            targets, workers, run_log=RunLog.EVENTS if verbose else RunLog.PROGRESS,
+            targets, workers, all_brands=crawl_all,
+            run_log=RunLog.EVENTS if verbose else RunLog.PROGRESS,
             on_summary=lambda s: None if as_json else click.echo(summary_line(s, program=typed)))
     except CrawlStopped as stopped:
         click.echo(stopped.message, err=True)
         sys.exit(stopped.code)
+    if not summaries:  # --all, and the catalog has no brand
+        click.echo(f"nothing to crawl: the catalog has no brand yet; register them with"
+                   f" `{typed} brands discover` or `{typed} brands add SLUG`", err=True)
     if as_json:
         echo_json({"crawls": summaries})
     if not all(s["success"] for s in summaries):

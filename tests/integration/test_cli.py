@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -135,6 +138,36 @@ def test_crawl_needs_something_to_crawl(cli_env: dict[str, str]) -> None:
     result = CliRunner().invoke(main, ["crawl"])
 
     assert result.exit_code == 2 and "--brand, --season, --week or --all" in result.output
+
+
+# What ``crawl --all`` does, in a process of its own: its summaries, and whether it imported
+# Dagster itself (its workers do; the command that hands them brands should not).
+CRAWL_ALL = """
+import json, sys
+from fashion_assets.runs import crawl_in_workers
+summaries = crawl_in_workers([], 2, all_brands=True)  # Dagster's events go to stdout too
+print(json.dumps({"partitions": [s["partition"] for s in summaries],
+                  "success": all(s["success"] for s in summaries),
+                  "dagster_here": "dagster" in sys.modules}))
+"""
+
+
+def test_crawl_all_lists_the_brands_in_a_worker_and_never_imports_dagster_itself(
+        cli_env: dict[str, str], replica: ReplicaServer, monkeypatch: pytest.MonkeyPatch
+        ) -> None:
+    code, out = run("crawl", "--all")
+    assert code == 0 and "nothing to crawl: the catalog has no brand yet" in out, out
+    brands = [b.slug for b in normal_brands(replica)]
+    for slug in brands:
+        assert run("brands", "add", slug)[0] == 0
+    monkeypatch.setenv("FASHION_CRAWL_BATCH_BRANDS", "1")
+
+    done = subprocess.run([sys.executable, "-c", CRAWL_ALL], env=dict(os.environ),
+                          capture_output=True, text=True, timeout=300)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    [said] = [line for line in done.stdout.splitlines() if line.startswith('{"partitions"')]
+    assert json.loads(said) == {"partitions": brands, "success": True, "dagster_here": False}
 
 
 def test_crawl_all_runs_the_brands_in_batches_and_coverage_is_listed_and_retried(
