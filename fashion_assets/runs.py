@@ -24,6 +24,7 @@ import multiprocessing.connection
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from fashion_assets import settings
 from fashion_assets.fresh_processes import Task, run_in_fresh_processes
-from fashion_assets.memory import has_grown, release_freed_memory, resident_bytes
+from fashion_assets.memory import release_freed_memory, resident_bytes, worker_leaves
 from fashion_assets.processes import (
     ProcessMark,
     is_gone,
@@ -496,7 +497,7 @@ def _crawl_in_pool(targets: Sequence[tuple[str, str]], workers: int,
                  *(Task(_crawl_one, (target, worker_env, run_log)) for target in targets)]
         run_in_fresh_processes(tasks, max(1, min(workers, len(targets))), context,
                                on_result=finished, on_died=died,
-                               initializer=_die_with_parent, retire=_grown)
+                               initializer=_die_with_parent, retire=_leaves)
         if any("run_id" not in summary for summary in done.values()):
             run_in_fresh_processes([tasks[0]], 1, context, on_result=finished, on_died=died)
         return [done[n] for n in range(len(targets))]
@@ -565,6 +566,7 @@ def _fail_dead_runs(env: dict[str, str]) -> list[str]:
 def _crawl_one(target: tuple[str, str], env: dict[str, str], run_log: RunLog
                ) -> dict[str, Any]:
     _take_crawl_env(env)
+    _run_began[:] = [time.monotonic()]
     [summary] = crawl_partitions([target], worker_instance(), env, run_log=run_log)
     return summary
 
@@ -579,15 +581,17 @@ def _take_crawl_env(env: dict[str, str]) -> None:
 
 
 _after_first_run: list[int | None] = []  # a worker's resident memory after its first run
+_run_began: list[float] = []  # when its last run began (time.monotonic)
 
 
-def _grown() -> bool:
-    """After each run of a worker: whether it leaves for a fresh process (``memory.py``)."""
+def _leaves() -> bool:
+    """After each task of a worker: whether it leaves for a fresh process (``memory.py:
+    worker_leaves``)."""
     now = resident_bytes()
     if not _after_first_run:
         _after_first_run.append(now)
-        return now is None
-    return has_grown(_after_first_run[0], now)
+    run_s = time.monotonic() - _run_began[0] if _run_began else 0.0
+    return worker_leaves(_after_first_run[0], now, run_s)
 
 
 def worker_instance():  # -> DagsterInstance
