@@ -3,8 +3,8 @@ by nothing else.
 
 The fork server imports the pipeline once, the S3 client when the store is on S3, opens
 the Dagster instance, builds the crawl jobs and loads what a run loads on first use, so that
-no worker (a fresh one whenever the last has grown) does any of it again: the first page goes out
-sooner and the workers share those pages of memory. The instance holds no connection
+no worker (a fresh one whenever the last leaves) does any of it again: the first page goes
+out sooner and the workers share those pages of memory. The instance holds no connection
 (Dagster's SQLite storages connect per call) and starts no thread, so forking it is safe;
 its environment is the workers' own, as they inherit the fork server's.
 

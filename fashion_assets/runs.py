@@ -4,8 +4,8 @@ The CLI and the demo crawl through here, on the persistent instance in ``DAGSTER
 (a folder under ``FASHION_HOME`` when unset), so every run they make shows up in the
 Dagster UI afterwards. A crawl's CPU is its HTTP stack, in one thread: on a machine with
 several cores, runs go to that many worker processes at once, as a Dagster daemon launches
-runs side by side; a worker whose memory has grown leaves for a fresh one. A single run is
-executed in the command's own process.
+runs side by side; a worker leaves for a fresh one after a long run or once its memory has
+grown. A single run is executed in the command's own process.
 
 Every run made here carries the mark of the process executing it (``PROCESS_TAG``), so a run
 whose process is gone is told from one that runs: a crawl fails those of this machine before
@@ -357,10 +357,10 @@ def crawl_in_workers(targets: Sequence[tuple[str, str]], workers: int,
     terminal shows), in the order they end. The parent imports no Dagster: it only hands
     out targets, so its memory stays small. Workers are forked from a server process that
     imported the pipeline once, so one starts in milliseconds instead of importing Dagster
-    again; a worker executes run after run until its memory has grown 10% past what it was
-    after its first run, then leaves for a fresh one (with one worker too: a process that
-    executed every run would keep the heap of its biggest runs). One target is crawled in
-    this process.
+    again; a worker executes run after run until one takes 30 s or more or its memory has
+    grown 10% past what it was after its first run (``memory.worker_leaves``), then leaves
+    for a fresh one (with one worker too: a process that executed every run would keep the
+    heap of its biggest runs). One target is crawled in this process.
 
     Runs left by processes that are gone are failed as it starts. SIGTERM or SIGINT stops the
     crawl: no further partition starts, the runs in progress end, and ``CrawlStopped``
@@ -466,9 +466,10 @@ def _crawl_in_pool(targets: Sequence[tuple[str, str]], workers: int,
                    on_summary: Callable[[dict[str, Any]], None], all_brands: bool = False
                    ) -> list[dict[str, Any]]:
     """The targets (with ``all_brands``, and every brand's batches, listed by a first worker)
-    in up to ``workers`` processes at once. A worker executes run after run
-    until its memory has grown past ``memory.WORKER_GROWTH``, then leaves for a fresh one
-    (``fresh_processes``): memory stays bounded, and most runs start warm. A worker that
+    in up to ``workers`` processes at once. A worker executes run after run until
+    ``memory.worker_leaves`` says it should leave for a fresh one (a long run, or grown past
+    ``memory.WORKER_GROWTH``; ``fresh_processes``): memory stays bounded, and short runs
+    start warm. A worker that
     dies mid-run (killed, out of memory) leaves its target a failed summary, the others go on,
     and its run is failed at the end. A stop cancels the targets not started and kills the
     workers with everything they started; their runs are then canceled."""
