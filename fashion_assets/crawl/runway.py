@@ -25,7 +25,7 @@ from fashion_assets.catalog import runway as catalog
 from fashion_assets.catalog.entities import RUNWAY
 from fashion_assets.catalog.ingest_log import LogEntry, write_log
 from fashion_assets.catalog.names import resolve_names, show_city
-from fashion_assets.catalog.photos import ManifestImage, photos_fetched_already
+from fashion_assets.catalog.photos import FetchedPhoto, ManifestImage, photos_fetched_already
 from fashion_assets.catalog.runway import ShowRow
 from fashion_assets.crawl.base import (
     CrawlLimits,
@@ -50,6 +50,11 @@ from fashion_assets.domain.titles import TitleParseError
 from fashion_assets.sources.errors import PageParseError
 from fashion_assets.sources.registry import BrandListings
 from fashion_assets.storage import ObjectStore
+
+# How many times the pages' concurrency of shows may be read ahead of their photos.
+SHOWS_AHEAD_FACTOR = 2
+# How many shows' manifests the drafts step reads at a time (``ManifestChunks``).
+MANIFEST_CHUNK_SHOWS = 50
 
 
 @dataclass(frozen=True)
@@ -171,28 +176,45 @@ async def fetch_manifests(fetcher: Fetcher, site: SourceSite, engine: Engine,
     (``catalog/photos.py: photos_fetched_already``), unless ``limits`` says otherwise
     (``FASHION_PHOTOS_WITH_MANIFESTS``). Raises ``InfrastructureError`` when our own store
     or database kept failing.
+
+    Backpressure: pages are read faster than their photos are stored, so a show's page
+    waits while ``SHOWS_AHEAD_FACTOR`` times ``limits.show_concurrency`` shows are being
+    read or still have photos waiting (``ahead``). Without it the photo tasks of every show
+    read so far pile up waiting for the image slots (20,000 of them in a 25-designer batch,
+    measured: docs/performance.md), and memory grows with the batch.
     """
     gate = asyncio.Semaphore(limits.show_concurrency)
+    ahead = asyncio.Semaphore(SHOWS_AHEAD_FACTOR * limits.show_concurrency)
     slots = asyncio.Semaphore(limits.image_concurrency)
 
     async def one(show: ShowRow) -> ManifestResult:
         if show.has_manifest and show.is_complete(limits.coverage):
             result = ManifestResult(show, "kept", show.expected_images)
         else:
-            async with gate:
-                result, images = await _fetch_manifest(fetcher, site, engine, show, run_id,
-                                                       limits)
-            if (images and limits.photos_with_manifests
-                    and show_decision(_with_manifest(result), limits).action is Action.CREATE):
-                stored, missing = await store_photos(fetcher, store, images, limits, slots)
-                await with_retries("the catalog database (manifest photos)",
-                                   limits.infra_retry_s, catalog.store_manifest_photos, engine,
-                                   show.id, run_id, stored, missing)
-                result = replace(result, photos_stored=len(stored), photos_missing=len(missing))
+            async with ahead:
+                async with gate:
+                    result, images = await _fetch_manifest(fetcher, site, engine, show,
+                                                           run_id, limits)
+                if (images and limits.photos_with_manifests and show_decision(
+                        _with_manifest(result), limits).action is Action.CREATE):
+                    result = await _store_manifest_photos(fetcher, store, engine, result,
+                                                          images, run_id, limits, slots)
         on_result(result)
         return result
 
     return await gather_or_cancel(one(show) for show in shows)
+
+
+async def _store_manifest_photos(fetcher: Fetcher, store: ObjectStore, engine: Engine,
+                                 result: ManifestResult, images: Sequence[ManifestImage],
+                                 run_id: str, limits: CrawlLimits, slots: asyncio.Semaphore
+                                 ) -> ManifestResult:
+    """The photos of a show just read, stored and recorded for this run's drafts step."""
+    stored, missing = await store_photos(fetcher, store, images, limits, slots)
+    await with_retries("the catalog database (manifest photos)", limits.infra_retry_s,
+                       catalog.store_manifest_photos, engine, result.show.id, run_id, stored,
+                       missing)
+    return replace(result, photos_stored=len(stored), photos_missing=len(missing))
 
 
 def _with_manifest(result: ManifestResult) -> ShowRow:
@@ -243,21 +265,24 @@ async def ingest_shows(fetcher: Fetcher, store: ObjectStore, engine: Engine,
     show already drafted (any status) or already in the catalog is skipped before any photo
     is requested; an incomplete one with a draft gets only the photos it lacks. The photos
     this run's manifests step fetched already are taken as it left them.
+
+    Manifests are read a chunk of shows at a time as the drafts reach them
+    (``ManifestChunks``), and only for the shows the decision downloads: a batch's whole set
+    of manifests and fetched photos held at once was the step's peak of memory.
     """
-    with_manifest = [s.id for s in shows if s.has_manifest]
-    manifests = await asyncio.to_thread(catalog.manifest_images, engine, with_manifest)
-    fetched = await asyncio.to_thread(catalog.manifest_photos, engine, with_manifest)
+    chunks = ManifestChunks(engine, [s.id for s in shows
+                                     if s.has_manifest and show_decision(s, limits).download])
     unlisted = await asyncio.to_thread(
         catalog.manifest_failures, engine, [s for s in shows if not s.has_manifest])
 
     async def gallery(show: ShowRow) -> Gallery | str:
-        manifest = manifests.get(show.id)
-        if manifest is None:
+        if not show.has_manifest:
             # The show page's own failure, whole: "no manifest" alone does not say what to fix.
             why = unlisted.get(show.id)
             return f"no manifest: {why}" if why else "no manifest for this show"
+        manifest, fetched = await chunks.read(show.id)
         return Gallery(show.title, tuple(manifest), show.expected_images, (),
-                       fetched=photos_fetched_already(manifest, fetched[show.id], run_id))
+                       fetched=photos_fetched_already(manifest, fetched, run_id))
 
     kind = IngestKind(
         tables=RUNWAY, result=ShowResult, gallery=gallery,
@@ -267,3 +292,40 @@ async def ingest_shows(fetcher: Fetcher, store: ObjectStore, engine: Engine,
         repair=Repair(partial(drafts.draft_photos, engine),
                       partial(drafts.repair_draft, engine, rules=limits.coverage)))
     return await ingest(kind, fetcher, store, engine, shows, limits=limits, on_result=on_result)
+
+
+class ManifestChunks:
+    """The stored manifests of a run's shows and the photos its manifests step fetched,
+    read ``size`` shows at a time in the order the drafts step takes the shows.
+
+    The drafts of a chunk's shows are written while the next chunk is read, so at most two
+    chunks are held; a chunk asked for again after it was dropped is read again.
+    """
+
+    def __init__(self, engine: Engine, show_ids: Sequence[int],
+                 size: int = MANIFEST_CHUNK_SHOWS) -> None:
+        self._engine = engine
+        self._ids = list(show_ids)
+        self._size = size
+        self._chunk_of = {show_id: n // size for n, show_id in enumerate(self._ids)}
+        self._held: dict[int, asyncio.Task[_Chunk]] = {}
+        self.reads = 0  # how many chunks were read, for tests
+
+    async def read(self, show_id: int) -> tuple[list[ManifestImage], list[FetchedPhoto]]:
+        """The show's manifest images and fetched photos, in position order."""
+        n = self._chunk_of[show_id]
+        if n not in self._held:
+            ids = self._ids[n * self._size:(n + 1) * self._size]
+            self._held[n] = asyncio.ensure_future(asyncio.to_thread(self._read, ids))
+            self.reads += 1
+            for older in [k for k in self._held if k < n - 1]:
+                del self._held[older]
+        manifests, fetched = await self._held[n]
+        return manifests[show_id], fetched[show_id]
+
+    def _read(self, ids: list[int]) -> _Chunk:
+        return (catalog.manifest_images(self._engine, ids),
+                catalog.manifest_photos(self._engine, ids))
+
+
+_Chunk = tuple[dict[int, list[ManifestImage]], dict[int, list[FetchedPhoto]]]

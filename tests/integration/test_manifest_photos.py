@@ -4,12 +4,17 @@ replica, SQLite and PostgreSQL, and a file store."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from dagster import AssetKey, DagsterInstance
 
+from fashion_assets.catalog import runway as catalog
+from fashion_assets.crawl.runway import SHOWS_AHEAD_FACTOR, ManifestChunks
 from fashion_assets.replica import (
     HOSTILE_BRAND,
     ReplicaServer,
@@ -17,6 +22,7 @@ from fashion_assets.replica import (
     photo_bytes,
     start_replica,
 )
+from fashion_assets.resources import catalog_engine
 from fashion_assets.runs import crawl_brands
 from tests.catalog_db import query
 from tests.conftest import pipeline_env, store_manifests
@@ -136,3 +142,74 @@ def test_with_photos_with_manifests_off_the_manifests_step_downloads_no_photo(
     assert summary["success"] and summary["shows"]["created"] == 2, summary
     assert len(photo_requests) == 6 and set(photo_requests.values()) == {1}
     assert query(database_url, "SELECT count(*) FROM runway_manifest_photos") == [(0,)]
+
+
+def test_show_pages_wait_while_the_photos_of_the_shows_read_ahead_wait(
+        tmp_path: Path, database_url: str) -> None:
+    """Backpressure: with every photo held at the replica's gate, the manifests step reads
+    ``SHOWS_AHEAD_FACTOR`` times the show concurrency of show pages, then asks for no more
+    until their photos are stored; released, the crawl drafts every show."""
+    site = build_site(brands=1, shows_per_brand=10, photos_per_show=3, hostile=False, seed=12)
+    [brand] = site.brands
+    show_paths = {show.path for show in brand.shows}
+    read_ahead = SHOWS_AHEAD_FACTOR * 1  # FASHION_SHOW_CONCURRENCY=1
+
+    def pages_read(server: ReplicaServer) -> int:
+        return sum(n for path, n in server.stats().by_path.items() if path in show_paths)
+
+    def watch(server: ReplicaServer) -> tuple[int, int]:
+        try:
+            # The shows read ahead, their photos waiting at the gate ...
+            assert server.wait_held(1, timeout=30), "no photo requested"
+            deadline = time.monotonic() + 30
+            while pages_read(server) < read_ahead and time.monotonic() < deadline:
+                time.sleep(0.02)  # polling interval of a real condition
+            held_at = pages_read(server)
+            # ... and no further page asked for while they wait (a bounded wait for a
+            # request that must not come; without backpressure every page comes at once).
+            deadline = time.monotonic() + 1.0
+            while time.monotonic() < deadline and pages_read(server) == held_at:
+                time.sleep(0.02)  # polling interval of a real condition
+            return held_at, pages_read(server)
+        finally:
+            server.release_images()
+
+    with start_replica(site) as server, ThreadPoolExecutor(1) as pool:
+        env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server,
+                           FASHION_SHOW_CONCURRENCY="1")
+        server.hold_images(after=0)
+        pages = pool.submit(watch, server)
+        [summary] = crawl_brands([brand.slug], DagsterInstance.ephemeral(), env)
+        held_at, after_a_second = pages.result()
+
+    assert (held_at, after_a_second) == (read_ahead, read_ahead)
+    assert summary["success"] and summary["shows"]["created"] == 10, summary
+
+
+def test_the_drafts_step_reads_manifests_a_chunk_of_shows_at_a_time(
+        tmp_path: Path, database_url: str) -> None:
+    """``ManifestChunks``: each show gets its own manifest and fetched photos; a chunk is
+    read once while it is held; reading one drops those older than the one before it, and a
+    dropped one is read again."""
+    site = build_site(brands=1, shows_per_brand=5, photos_per_show=3, hostile=False, seed=13)
+    [brand] = site.brands
+    with start_replica(site) as server:
+        env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", server)
+        store_manifests(env, brand.slug)
+    engine = catalog_engine(database_url)
+    ids = [show_id for (show_id,) in query(database_url,
+                                           "SELECT id FROM runway_shows ORDER BY id")]
+    images = catalog.manifest_images(engine, ids)
+    photos = catalog.manifest_photos(engine, ids)
+    assert len(ids) == 5 and all(len(images[i]) == len(photos[i]) == 3 for i in ids)
+
+    async def read_in(order: list[int]) -> tuple[list[object], int]:
+        chunks = ManifestChunks(engine, ids, size=2)  # chunks: ids[0:2], ids[2:4], ids[4:]
+        read = [await chunks.read(ids[n]) for n in order]
+        return read, chunks.reads
+
+    read, reads = asyncio.run(read_in([0, 1, 2, 3, 4]))
+    assert read == [(images[i], photos[i]) for i in ids] and reads == 3
+    # Chunk 0 is dropped once chunk 2 is read, and read again; chunk 1 is still held.
+    read, reads = asyncio.run(read_in([0, 4, 0, 2, 1]))
+    assert read == [(images[ids[n]], photos[ids[n]]) for n in (0, 4, 0, 2, 1)] and reads == 4
