@@ -48,8 +48,10 @@ from bench.common import (
     MEDIAN_OF,
     Measured,
     Replica,
+    busy_by_minute,
     every_few,
     fresh_database,
+    last_as_busy,
     machine,
     machine_sentence,
     measure,
@@ -111,7 +113,8 @@ def sizes(catalog: str, home: Path) -> dict[str, float]:
 def catalog_figures(catalog: str, env: dict[str, str], store_url: str, home: Path
                     ) -> dict[str, Any]:
     """With every show of the crawl in the catalog: the coverage sensor's tick, the
-    promotion sensor's tick once every draft is approved, the promotion of every draft, the
+    promotion sensor's tick once every draft is approved, the hashing of the photos it
+    compares (the promotion job's ``photo_hashes`` step), the promotion of every draft, the
     coverage tick again on the promoted catalog, and what editors and operators open: the
     review queue's first page, the ``/crawler`` page and ``fashion-assets status``'s report.
     The sensors are evaluated as Dagster does (``build_sensor_context``, the resources from
@@ -120,6 +123,7 @@ def catalog_figures(catalog: str, env: dict[str, str], store_url: str, home: Pat
     from sqlalchemy import text
 
     from fashion_assets.catalog.entities import RUNWAY
+    from fashion_assets.catalog.photo_hashes import hash_photos, unhashed_for_promotion
     from fashion_assets.catalog.promotion import promote
     from fashion_assets.definitions import build_definitions
     from fashion_assets.resources import catalog_engine, resources_from_env
@@ -157,6 +161,11 @@ def catalog_figures(catalog: str, env: dict[str, str], store_url: str, home: Pat
     with engine.begin() as conn:
         conn.execute(text("UPDATE brand_runway_drafts SET status = 'approved'"))
     figures["promotion_tick_ms"] = median_ms(tick("approved_drafts_sensor"))
+    # The promotion job's ``photo_hashes`` step, as it runs before the promotion.
+    started = time.perf_counter()
+    hashed = hash_photos(engine, store, unhashed_for_promotion(engine, RUNWAY))
+    figures["hashing_s"] = time.perf_counter() - started
+    figures["photos_hashed"] = hashed.hashed
     started = time.perf_counter()
     result = promote(engine, RUNWAY)
     figures["promotion_s"] = time.perf_counter() - started
@@ -201,6 +210,17 @@ def run_times(env: dict[str, str], crawl: Step) -> RunTimes:
                         if s.start_time and s.end_time))
 
 
+def run_spans(env: dict[str, str], crawl: Step) -> list[tuple[float, float]]:
+    """When each run ``crawl`` printed started and ended (epoch seconds), from the instance
+    that ``fashion-assets crawl`` ran them on."""
+    from dagster import DagsterInstance, RunsFilter
+
+    run_ids = [summary["run_id"] for summary in crawl.output["crawls"]]
+    with DagsterInstance.from_config(str(settings.dagster_home(env))) as instance:
+        records = instance.get_run_records(RunsFilter(run_ids=run_ids))
+    return sorted((r.start_time, r.end_time) for r in records if r.start_time and r.end_time)
+
+
 def run_archive(fraction: float, photos: int, save: Path | None = None,
                 recrawl_batches: tuple[int, ...] = ()) -> dict[str, Any]:
     result: dict[str, Any] = {"fraction": fraction, "photos_per_show": photos,
@@ -221,12 +241,14 @@ def run_archive(fraction: float, photos: int, save: Path | None = None,
         discovery = run_command(server, ["brands", "discover", "--json"], env)
         keep(designers=len(server.brands), discovery=discovery)
         print(f"discovery: {discovery.measured.wall_s:.0f} s", flush=True)
+        started_at = time.time()
         first = run_command(server, ["crawl", "--all", "--json"], env)
         print(f"first crawl: {first.measured.wall_s:.0f} s", flush=True)
         drafted = query(catalog, "SELECT count(*), COALESCE(sum(stored_images), 0) FROM "
                         "brand_runway_drafts")[0]
         keep(first=first, drafts=drafted[0], photos=drafted[1], outcomes=outcomes(catalog),
-             sizes=sizes(catalog, home))
+             sizes=sizes(catalog, home), first_started_at=started_at,
+             first_spans=run_spans(env, first))
         again = run_command(server, ["crawl", "--all", "--json"], env)
         keep(again=again, again_runs=run_times(env, again))
         print(f"re-crawl: {again.measured.wall_s:.0f} s, {again.requests} requests", flush=True)
@@ -322,6 +344,7 @@ def report(r: dict[str, Any]) -> str:
         f"| first crawl: memory, last minute's peak against the first's (the highest's) | "
         f"{drift:+.1%} ({highest:+.1%}): "
         f"{'within' if abs(drift) <= MEMORY_DRIFT else 'NOT within'} {MEMORY_DRIFT:.0%} |",
+        *busy_rows(r, minutes),
         f"| catalog (PostgreSQL database), store | {r['sizes']['catalog_mb']:,.0f} MB, "
         f"{r['sizes']['store_mb']:,.0f} MB in {r['sizes']['objects']:,} objects |",
         f"| no-change re-crawl: requests, share of the first crawl's | {again.requests:,}, "
@@ -336,11 +359,42 @@ def report(r: dict[str, Any]) -> str:
         f"{r['status_command_s']:.1f} s |",
         f"| `approved_drafts_sensor` tick, every draft approved | "
         f"{c['promotion_tick_ms']:.0f} ms |",
+        *hashing_rows(c),
         f"| promotion of every draft | {c['promotion_s']:.1f} s, {c['entries']:,} entries |",
         f"| `coverage_sensor` tick, every show promoted | "
         f"{c['coverage_tick_promoted_ms']:.0f} ms |",
     ]
     return "\n".join(lines)
+
+
+def busy_rows(r: dict[str, Any], minutes: tuple[float, ...]) -> list[str]:
+    """How busy the crawl's workers were in the minutes shown, and the memory of the last
+    minute as busy as the first against the first's (runs before 2026-12-05 did not record
+    their runs' spans)."""
+    if "first_spans" not in r or not minutes:
+        return []
+    busy = busy_by_minute(r["first_spans"], r["first_started_at"], len(minutes))
+    _, shown = every_few(tuple(float(n) for n in busy))
+    rows = [f"| first crawl: runs in progress at once, the same minutes | "
+            f"{', '.join(f'{n:.0f}' for n in shown)} |"]
+    last = last_as_busy(busy)
+    if last is not None and last > 0:
+        drift = (minutes[last] - minutes[0]) / minutes[0]
+        rows.append(
+            f"| first crawl: memory, the last minute with {busy[0]} runs in progress "
+            f"(minute {last + 1} of {len(minutes)}) against the first's | {drift:+.1%}: "
+            f"{'within' if abs(drift) <= MEMORY_DRIFT else 'NOT within'} {MEMORY_DRIFT:.0%} |")
+    return rows
+
+
+def hashing_rows(c: dict[str, Any]) -> list[str]:
+    """The ``photo_hashes`` step's row (runs before 2026-12-05 did not measure it)."""
+    if "hashing_s" not in c:
+        return []
+    per_1000 = c["hashing_s"] / max(c["photos_hashed"], 1) * 1000
+    return [f"| hashing the photos promotion compares (the job's `photo_hashes` step) | "
+            f"{c['hashing_s']:.1f} s, {c['photos_hashed']:,} photos "
+            f"({per_1000:.2f} s per 1,000) |"]
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -342,3 +342,22 @@ def every_few(minutes: tuple[float, ...], most: int = 13) -> tuple[int, tuple[fl
     if (len(minutes) - 1) % apart:
         picked += minutes[-1:]
     return apart, picked
+
+
+def busy_by_minute(spans: Sequence[tuple[float, float]], started_at: float,
+                   minutes: int) -> tuple[int, ...]:
+    """The most runs in progress at once in each minute of a command that started at
+    ``started_at`` (epoch seconds), from its runs' ``(start, end)`` spans, to the second.
+
+    A crawl's memory is the sum of its busy workers': a minute with one worker of two left
+    at the tail holds about half, which says nothing about growth. So minutes are compared
+    with minutes as busy."""
+    def at(t: float) -> int:
+        return sum(1 for start, end in spans if start <= t < end)
+    return tuple(max(at(started_at + 60 * m + s) for s in range(60)) for m in range(minutes))
+
+
+def last_as_busy(busy: Sequence[int]) -> int | None:
+    """The last minute as busy as the first (an index), if any: the tail's minutes with
+    fewer runs in progress are left out."""
+    return max((m for m, n in enumerate(busy) if n == busy[0]), default=None) if busy else None
