@@ -181,7 +181,7 @@ async def fetch_manifests(fetcher: Fetcher, site: SourceSite, engine: Engine,
     waits while ``SHOWS_AHEAD_FACTOR`` times ``limits.show_concurrency`` shows are being
     read or still have photos waiting (``ahead``). Without it the photo tasks of every show
     read so far pile up waiting for the image slots (20,000 of them in a 25-designer batch,
-    measured: docs/performance.md), and memory grows with the batch.
+    docs/performance.md, "Photos waiting for their slots"), and memory grows with the batch.
     """
     gate = asyncio.Semaphore(limits.show_concurrency)
     ahead = asyncio.Semaphore(SHOWS_AHEAD_FACTOR * limits.show_concurrency)
