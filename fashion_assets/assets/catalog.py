@@ -8,6 +8,7 @@ checks guard promotion, then ``photo_hashes`` (what promotion will compare), the
 """
 
 import time
+from collections.abc import Callable
 
 from dagster import (
     AssetExecutionContext,
@@ -28,6 +29,7 @@ from fashion_assets.resources import CatalogResource, ObjectStoreResource, Revie
 from fashion_assets.sources.registry import runway_sources
 
 GROUP = "catalog"
+HASH_PROGRESS_INTERVAL_S = 10.0  # how often the photo_hashes step says how far it is
 # The entity key's columns in the promotion preview, in the crawl tables' words.
 _KEY_COLUMNS = {RUNWAY.kind: [("brand", "string"), ("season code", "string")],
                 STREET.kind: [("city", "string"), ("year", "int"), ("month", "int")]}
@@ -62,13 +64,28 @@ def photo_hashes(context: AssetExecutionContext, catalog: CatalogResource,
     started = time.perf_counter()
     counts = HashCounts()
     for tables in (RUNWAY, STREET):
-        counts += hash_photos(engine, opened, unhashed_for_promotion(engine, tables))
+        keys = unhashed_for_promotion(engine, tables)
+        counts += hash_photos(engine, opened, keys,
+                              on_batch=_hash_progress(context, tables.kind, len(keys)))
     seconds = time.perf_counter() - started
     context.log.info(f"{counts.hashed} photos hashed in {seconds:.1f} s; {counts.unhashable} "
                      f"not decodable, {counts.missing} not in the store")
     return MaterializeResult(metadata={
         "photos_hashed": counts.hashed, "photos_not_decodable": counts.unhashable,
         "photos_not_in_store": counts.missing, "seconds": round(seconds, 2)})
+
+
+def _hash_progress(context: AssetExecutionContext, kind: str, total: int
+                   ) -> Callable[[HashCounts], None]:
+    """A log line every ``HASH_PROGRESS_INTERVAL_S`` while photos are hashed."""
+    last = time.monotonic()
+
+    def report(counts: HashCounts) -> None:
+        nonlocal last
+        if time.monotonic() - last >= HASH_PROGRESS_INTERVAL_S:
+            last = time.monotonic()
+            context.log.info(f"{kind}: {counts.done:,} of {total:,} photos hashed")
+    return report
 
 
 @asset(

@@ -11,7 +11,7 @@ already is left as it is. Media cleanup forgets the rows of the objects it remov
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -34,6 +34,10 @@ class HashCounts:
     unhashable: int = 0  # bytes Pillow cannot decode: never merged by distance
     missing: int = 0  # not in the store (the store heal's business)
 
+    @property
+    def done(self) -> int:
+        return self.hashed + self.unhashable + self.missing
+
     def __add__(self, other: HashCounts) -> HashCounts:
         return HashCounts(self.hashed + other.hashed, self.unhashable + other.unhashable,
                           self.missing + other.missing)
@@ -52,12 +56,18 @@ def unhashed_for_promotion(engine: Engine, t: EntityTables) -> list[str]:
             " AND h.photo_key IS NULL ORDER BY i.object_key")).scalars())
 
 
-def hash_photos(engine: Engine, store: ObjectStore, keys: Sequence[str]) -> HashCounts:
-    """Hash the photos ``keys`` names from their stored bytes, and record them."""
+def hash_photos(engine: Engine, store: ObjectStore, keys: Sequence[str], *,
+                on_batch: Callable[[HashCounts], None] = lambda counts: None,
+                batch_size: int = _BATCH) -> HashCounts:
+    """Hash the photos ``keys`` names from their stored bytes, and record them.
+
+    ``on_batch`` hears the counts so far after each batch is recorded: the first promotion
+    of a whole archive hashes a million photos, minutes of work that should say how far it
+    is (docs/archive-benchmarks.md)."""
     counts = HashCounts()
     with ThreadPoolExecutor(THREADS, thread_name_prefix="photo-hash") as pool:
-        for start in range(0, len(keys), _BATCH):
-            batch = keys[start:start + _BATCH]
+        for start in range(0, len(keys), batch_size):
+            batch = keys[start:start + batch_size]
             made = list(pool.map(lambda key: _hash_stored(store, key), batch))
             rows = sorted((key, h.phash, h.dhash) for key, h in zip(batch, made, strict=True)
                           if isinstance(h, PerceptualHash))
@@ -66,6 +76,7 @@ def hash_photos(engine: Engine, store: ObjectStore, keys: Sequence[str]) -> Hash
                     insert_rows(conn, "photo_hashes", ("photo_key", "phash", "dhash"), rows,
                                 on_conflict="(photo_key) DO NOTHING")
             counts += HashCounts(len(rows), made.count("unhashable"), made.count("missing"))
+            on_batch(counts)
     return counts
 
 

@@ -19,6 +19,7 @@ from sqlalchemy import text
 
 from fashion_assets.catalog.entities import RUNWAY
 from fashion_assets.catalog.look_review import draft_looks
+from fashion_assets.catalog.photo_hashes import HashCounts, hash_photos
 from fashion_assets.catalog_api import create_api
 from fashion_assets.domain.looks import DEFAULT_LOOK_RULES, LookPhoto, merge_looks
 from fashion_assets.domain.perceptual_hash import PerceptualHash, perceptual_hash
@@ -183,3 +184,25 @@ def test_a_show_of_both_sources_shows_each_look_once_and_a_split_pair_stays_spli
     assert again["runway_drafts_promoted"] == 2
     assert entry_photos(database_url, RUNWAY, KEY) == after
     assert alternates(database_url) == decided
+
+
+def test_hashing_says_how_far_it_is_after_each_batch(tmp_path: Path, database_url: str) -> None:
+    """``hash_photos``: the counts so far after each batch, a photo not in the store counted
+    as missing, bytes that are no photo as not decodable; the hashes recorded."""
+    engine = catalog_engine(database_url)
+    store = open_store(f"file://{tmp_path / 'objects'}", home=tmp_path)
+    bodies = [photo_body(p) for p in SHOW.photos[:3]]
+    keys = [key_of(p) for p in SHOW.photos[:3]]
+    for key, body in zip(keys, bodies, strict=True):
+        store.put(key, body, "image/jpeg")
+    html = b"<html>not a photo</html>"
+    store.put(hashlib.sha1(html).hexdigest(), html, "text/html")
+    heard: list[HashCounts] = []
+
+    counts = hash_photos(engine, store, [*keys, hashlib.sha1(html).hexdigest(), "f" * 40],
+                         on_batch=heard.append, batch_size=2)
+
+    assert heard == [HashCounts(2, 0, 0), HashCounts(3, 1, 0), HashCounts(3, 1, 1)]
+    assert counts == heard[-1] and counts.done == 5
+    assert sorted(k for (k,) in query(database_url, "SELECT photo_key FROM photo_hashes")) \
+        == sorted(keys)
