@@ -192,15 +192,23 @@ class RunTimes:
         return self.run_s - self.step_s
 
 
-def run_times(env: dict[str, str], crawl: Step) -> RunTimes:
-    """The run and step times of the runs ``crawl`` printed, read from the instance that
-    ``fashion-assets crawl`` ran them on (``FASHION_HOME/dagster``)."""
+def _run_records(env: dict[str, str], crawl: Step, *, steps: bool = False
+                 ) -> tuple[list[Any], list[Any]]:
+    """The records of the runs ``crawl`` printed, and with ``steps`` their steps' stats, read
+    from the instance that ``fashion-assets crawl`` ran them on (``FASHION_HOME/dagster``)."""
     from dagster import DagsterInstance, RunsFilter
 
     run_ids = [summary["run_id"] for summary in crawl.output["crawls"]]
     with DagsterInstance.from_config(str(settings.dagster_home(env))) as instance:
-        records = instance.get_run_records(RunsFilter(run_ids=run_ids))
-        steps = [step for run_id in run_ids for step in instance.get_run_step_stats(run_id)]
+        records = list(instance.get_run_records(RunsFilter(run_ids=run_ids)))
+        stats = [step for run_id in run_ids for step in instance.get_run_step_stats(run_id)
+                 ] if steps else []
+    return records, stats
+
+
+def run_times(env: dict[str, str], crawl: Step) -> RunTimes:
+    """The run and step times of the runs ``crawl`` printed."""
+    records, steps = _run_records(env, crawl, steps=True)
     created = [(r.create_timestamp if r.create_timestamp.tzinfo
                 else r.create_timestamp.replace(tzinfo=UTC)).timestamp() for r in records]
     return RunTimes(len(records),
@@ -211,13 +219,8 @@ def run_times(env: dict[str, str], crawl: Step) -> RunTimes:
 
 
 def run_spans(env: dict[str, str], crawl: Step) -> list[tuple[float, float]]:
-    """When each run ``crawl`` printed started and ended (epoch seconds), from the instance
-    that ``fashion-assets crawl`` ran them on."""
-    from dagster import DagsterInstance, RunsFilter
-
-    run_ids = [summary["run_id"] for summary in crawl.output["crawls"]]
-    with DagsterInstance.from_config(str(settings.dagster_home(env))) as instance:
-        records = instance.get_run_records(RunsFilter(run_ids=run_ids))
+    """When each run ``crawl`` printed started and ended (epoch seconds)."""
+    records, _ = _run_records(env, crawl)
     return sorted((r.start_time, r.end_time) for r in records if r.start_time and r.end_time)
 
 

@@ -23,14 +23,14 @@ from pathlib import Path
 
 from bench.archive import run_command
 from bench.common import fresh_database, machine_sentence, replica
+from fashion_assets.memory import resident_bytes
 
 
 def resident_mb() -> float:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+    resident = resident_bytes()
+    if resident is None:
+        raise RuntimeError("no resident memory in /proc: this benchmark needs Linux")
+    return resident / 2**20
 
 
 class Sampler(threading.Thread):
