@@ -132,7 +132,8 @@ class Service:
 class Topology:
     """The processes of one deployment on this machine; ``env`` holds the pipeline's
     settings (catalog, store, sources), the ``DAGSTER_PG_*`` variables of Dagster's database
-    and ``CELERY_BROKER_URL``."""
+    and ``CELERY_BROKER_URL``. Without ``workers``, no Celery executor is configured: each
+    run executes its steps on the daemon's host, with Dagster's default executor."""
 
     work: Path
     env: Mapping[str, str]
@@ -153,10 +154,10 @@ class Topology:
         """What every process of the topology gets: the environment file of
         docs/operations.md, with the virtual environment's bin first on PATH (the worker
         command starts ``celery`` from it)."""
+        celery = {"FASHION_CELERY_CONFIG": str(DEPLOY / "celery.yaml")} if self.workers else {}
         return {**os.environ, **self.env,
                 "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-                "DAGSTER_HOME": str(self.home),
-                "FASHION_CELERY_CONFIG": str(DEPLOY / "celery.yaml"),
+                "DAGSTER_HOME": str(self.home), **celery,
                 "FASHION_CODE_SERVER_HOST": "127.0.0.1",
                 "FASHION_CODE_SERVER_PORT": str(self.code_port)}
 
@@ -211,6 +212,16 @@ class Topology:
                               capture_output=True, text=True, timeout=timeout_s)
         if done.returncode != 0:
             raise AssertionError(f"dagster {' '.join(args)} failed:\n{done.stderr[-3000:]}")
+        return done.stdout
+
+    def fashion_assets(self, *args: str, timeout_s: float = 180) -> str:
+        """A ``fashion-assets`` command with the deployment's environment; its output."""
+        done = subprocess.run([sys.executable, "-m", "fashion_assets", *args],
+                              env=self.process_env, capture_output=True, text=True,
+                              timeout=timeout_s)
+        if done.returncode != 0:
+            raise AssertionError(f"fashion-assets {' '.join(args)} failed:\n"
+                                 f"{done.stderr[-3000:]}")
         return done.stdout
 
     def turn_on(self, kind: str, name: str) -> None:

@@ -4,9 +4,11 @@ whose shows failed from a clean one.
 
 The drafts step evaluates the check for every partition it crawled, right after it wrote
 (``report_partition_health``): a batch run of 25 brands records 25 evaluations, each on its
-partition, which a check of its own could not (a check run covers the run's partition, and
-a batch run has a range). The same check can be run alone from the UI on one partition; it
-reads the same counts. The rule is ``domain/health.py``.
+partition. The check's own step does the same for every partition of its run: the UI adds
+it to every run of an asset backfill, whose runs are ranges of brands (the backfill
+policy), and it can be run alone on one partition. Dagster records a check step's result
+on the run's partition, and a range has none: there the result is the range's verdict
+(``judge_range``), beside one evaluation per partition. The rules are ``domain/health.py``.
 """
 
 import warnings
@@ -31,7 +33,7 @@ from dagster._core.definitions.asset_checks.asset_check_evaluation import (
 from sqlalchemy import Engine
 
 from fashion_assets.catalog.health import PartitionKind, partition_counts
-from fashion_assets.domain.health import Health, PartitionCounts, Verdict, judge
+from fashion_assets.domain.health import Health, PartitionCounts, Verdict, judge, judge_range
 from fashion_assets.resources import CatalogResource
 
 CHECK_NAME = "partition_health"
@@ -63,28 +65,33 @@ def _severity(verdict: Verdict) -> AssetCheckSeverity:
         AssetCheckSeverity.WARN)
 
 
-def report_partition_health(context: AssetExecutionContext, engine: Engine,
-                            drafts: DraftsAsset) -> None:
-    """Record the health check of every partition the drafts step just materialized.
+def report_partition_health(context: AssetExecutionContext | AssetCheckExecutionContext,
+                            engine: Engine, drafts: DraftsAsset) -> dict[str, Verdict]:
+    """Record the health check of every partition of the run (``context.partition_keys``:
+    the partitions the drafts step just materialized); the verdict of each.
 
     Each evaluation names the partition's materialization it judges: Dagster shows a check
-    as the partition's status only while it targets the latest materialization, so this
-    runs after the step yielded its result (and Dagster stored it).
+    as the partition's status only while it targets the latest materialization, so the
+    drafts step calls this after it yielded its result (and Dagster stored it).
     """
     counts = partition_counts(engine, drafts.kind, drafts.source, context.partition_keys)
+    asset_key = AssetKey(drafts.name)
+    verdicts = {}
     for key, partition in counts.items():
-        verdict = judge(partition, drafts.unit)
-        context.log_event(AssetCheckEvaluation(
-            asset_key=context.asset_key, check_name=CHECK_NAME, passed=verdict.passed,
+        verdicts[key] = verdict = judge(partition, drafts.unit)
+        context.op_execution_context.log_event(AssetCheckEvaluation(
+            asset_key=asset_key, check_name=CHECK_NAME, passed=verdict.passed,
             severity=_severity(verdict), description=verdict.description,
             metadata=_metadata(partition, drafts.unit), partition=key,
-            target_materialization_data=_latest_materialization(context, key)))
+            target_materialization_data=_latest_materialization(context, asset_key, key)))
+    return verdicts
 
 
-def _latest_materialization(context: AssetExecutionContext, partition: str
+def _latest_materialization(context: AssetExecutionContext | AssetCheckExecutionContext,
+                            asset_key: AssetKey, partition: str
                             ) -> AssetCheckEvaluationTargetMaterializationData | None:
     records = context.instance.fetch_materializations(
-        AssetRecordsFilter(asset_key=context.asset_key, asset_partitions=[partition]),
+        AssetRecordsFilter(asset_key=asset_key, asset_partitions=[partition]),
         limit=1).records
     if not records:
         return None
@@ -103,12 +110,19 @@ def health_check(drafts: DraftsAsset) -> AssetChecksDefinition:
                              "crawled; runnable alone on one.")
     def partition_health(context: AssetCheckExecutionContext,
                          catalog: CatalogResource) -> AssetCheckResult:
-        key = context.partition_key
-        counts = partition_counts(catalog.engine(), drafts.kind, drafts.source, [key])[key]
-        verdict = judge(counts, drafts.unit)
-        return AssetCheckResult(passed=verdict.passed, severity=_severity(verdict),
-                                description=verdict.description,
-                                metadata=_metadata(counts, drafts.unit))
+        if context.has_partition_key:  # Dagster records the result on the partition
+            key = context.partition_key
+            counts = partition_counts(catalog.engine(), drafts.kind, drafts.source, [key])[key]
+            verdict = judge(counts, drafts.unit)
+            return AssetCheckResult(passed=verdict.passed, severity=_severity(verdict),
+                                    description=verdict.description,
+                                    metadata=_metadata(counts, drafts.unit))
+        verdicts = report_partition_health(context, catalog.engine(), drafts)
+        verdict = judge_range(verdicts)
+        return AssetCheckResult(
+            passed=verdict.passed, severity=_severity(verdict), description=verdict.description,
+            metadata={"partitions": len(verdicts),
+                      "partitions_not_healthy": sum(not v.passed for v in verdicts.values())})
 
     return partition_health
 

@@ -51,3 +51,19 @@ def judge(counts: PartitionCounts, unit: str = "shows") -> Verdict:
     if counts.failed or counts.given_up:
         return Verdict(Health.WARN, words)
     return Verdict(Health.HEALTHY, words)
+
+
+_ORDER = (Health.HEALTHY, Health.WARN, Health.ERROR)
+
+
+def judge_range(verdicts: dict[str, Verdict]) -> Verdict:
+    """The verdict of a run over several partitions (a batch of brands): the worst of its
+    partitions' own verdicts, with how many were judged each way and which are not healthy
+    (each partition keeps its own evaluation; this is the run's line)."""
+    worst = max((v.health for v in verdicts.values()), key=_ORDER.index,
+                default=Health.HEALTHY)
+    by_health = {h: sorted(k for k, v in verdicts.items() if v.health is h) for h in _ORDER}
+    words = ", ".join(f"{len(keys)} {h.value}" for h, keys in by_health.items() if keys)
+    unhealthy = by_health[Health.ERROR] + by_health[Health.WARN]
+    return Verdict(worst, f"{len(verdicts)} partitions judged: {words or 'none'}"
+                   + (f" (not healthy: {', '.join(unhealthy)})" if unhealthy else ""))

@@ -153,20 +153,12 @@ def most_in_progress(records: list[Any]) -> int:
     return max(itertools.accumulate(change for _, change in edges))
 
 
-def fashion_assets(topology: Topology, *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "fashion_assets", *args],
-                          env=topology.process_env, capture_output=True, text=True,
-                          timeout=180)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
-
-
 def test_the_daemon_crawls_on_two_celery_workers_survives_a_killed_one_promotes_and_repairs(
         topology: Topology, site: ReplicaServer) -> None:
     env = topology.env
     catalog = env["FASHION_DATABASE_URL"]
     for brand in site.site.brands:
-        fashion_assets(topology, "brands", "add", brand.slug)
+        topology.fashion_assets("brands", "add", brand.slug)
 
     # 1-3: the schedule's tick, both workers busy, one of them killed in the middle of a step.
     site.reset_stats()
@@ -245,7 +237,7 @@ def test_the_daemon_crawls_on_two_celery_workers_survives_a_killed_one_promotes_
     ids = [f"runway:{i}" for (i,) in query(
         catalog, "SELECT id FROM brand_runway_drafts WHERE brand_slug = :b ORDER BY id",
         b=brand.slug)]
-    fashion_assets(topology, "review", "approve", *ids)
+    topology.fashion_assets("review", "approve", *ids)
     topology.turn_on("sensor", "approved_drafts_sensor")
     with topology.instance() as instance:
         wait_for(lambda: finished(runs_of(instance, "promote_approved_drafts"), 1),
