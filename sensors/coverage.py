@@ -16,8 +16,9 @@ from dagster._core.definitions.unresolved_asset_job_definition import (
 
 from fashion_assets.catalog.backpressure import evaluate
 from fashion_assets.catalog.coverage import due_repairs, record_attempts, repair_counts
-from fashion_assets.domain.coverage import plan_repairs
+from fashion_assets.domain.coverage import plan_repairs, waiting_for_crawls
 from fashion_assets.jobs.runway import RepairJob
+from fashion_assets.partitions import partitions_in_progress
 from fashion_assets.resources import CatalogResource, ClockResource, CrawlerResource
 from fashion_assets.tags import BRAND_TAG, CRAWL_TAG
 
@@ -41,8 +42,10 @@ def build_coverage_sensor(repairs: Mapping[str, RepairJob],
 def coverage_tick(context: SensorEvaluationContext, catalog: CatalogResource,
                   crawler: CrawlerResource, clock: ClockResource,
                   repairs: Mapping[str, RepairJob]) -> SensorResult | SkipReason:
-    """One bounded query finds the due shows; their attempts are recorded before the runs
-    are requested, so a show is never re-fetched before its back-off is over."""
+    """One bounded query finds the due shows; those whose partition a run in progress is
+    crawling wait for it to end (``waiting_for_crawls``); the others' attempts are recorded
+    before the runs are requested, so a show is never re-fetched before its back-off is
+    over."""
     engine, now = catalog.engine(), clock.now()
     gate = evaluate(engine, crawler.backpressure_rules(), now=now)
     if gate.paused:  # before any attempt is recorded: a paused tick uses none up
@@ -54,6 +57,13 @@ def coverage_tick(context: SensorEvaluationContext, catalog: CatalogResource,
         counts = repair_counts(engine, now)
         return SkipReason(f"no incomplete show is due: {counts.backing_off} backing off, "
                           f"{counts.given_up} given up")
+    due, waiting = waiting_for_crawls(due, partitions_in_progress(context.instance))
+    if waiting:
+        context.log.info(f"{len(waiting)} incomplete shows wait for the runs crawling their "
+                         f"partitions: {', '.join(sorted({s.partition_key for s in waiting}))}")
+    if not due:
+        return SkipReason(f"{len(waiting)} incomplete shows due wait for the runs in progress"
+                          " that crawl their partitions")
     runs, steps = plan_repairs(due, now, crawler.repair_rules())
     given_up = record_attempts(engine, steps, now)
     for show_id, reason in given_up.items():

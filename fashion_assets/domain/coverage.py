@@ -17,7 +17,7 @@ re-fetched and repaired is here, as plain data:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -247,6 +247,22 @@ class RepairRun:
         ids = ",".join(map(str, self.show_ids))
         digest = hashlib.sha1(ids.encode()).hexdigest()[:12]
         return f"coverage:{self.source}:{self.partition_key}:a{self.generation}:{digest}"
+
+
+def waiting_for_crawls(due: Sequence[DueShow], crawling: Collection[str]
+                      ) -> tuple[list[DueShow], list[DueShow]]:
+    """The due shows split into those to repair now and those whose partition a run in
+    progress (queued or running: a crawl, a batch of brands, another repair) is crawling.
+
+    A waiting show gets no attempt: the run in progress may complete it, and a repair run
+    beside it would find the show being drafted (``skipped_already_ingested``) and charge an
+    attempt for nothing. It is due again at the next tick, once the run has ended. Partitions
+    are compared by key alone (a brand slug, a season code): were a brand and a season ever
+    to share a key, the show would only wait one run longer.
+    """
+    ready = [show for show in due if show.partition_key not in crawling]
+    waiting = [show for show in due if show.partition_key in crawling]
+    return ready, waiting
 
 
 def plan_repairs(due: Sequence[DueShow], now: datetime, rules: RepairRules

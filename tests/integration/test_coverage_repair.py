@@ -279,6 +279,45 @@ def test_photos_gone_for_good_are_re_fetched_on_the_back_off_schedule_then_given
     assert isinstance(again, SensorResult) and len(again.run_requests) == 1
 
 
+def test_repairs_wait_while_a_run_crawls_the_partition_and_are_charged_nothing(
+        tmp_path: Path, database_url: str, replica: ReplicaServer,
+        dagster_instance: DagsterInstance) -> None:
+    """A crawl of the brand queued or running (alone, or in a batch's range) holds its
+    incomplete shows back: no repair run beside it, no attempt recorded. Once it has ended,
+    the next tick repairs them."""
+    from dagster import DagsterRunStatus
+
+    from fashion_assets.domain.batches import Batch
+    from fashion_assets.jobs.crawl_schedule import JOB_NAME, batch_tags
+
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
+    instance = dagster_instance
+    others = [b.slug for b in replica.site.brands if b.slug != HOSTILE_BRAND]
+    instance.add_dynamic_partitions("brands", others[:1])
+    [crawled] = crawl_brands([HOSTILE_BRAND], instance, env)
+    assert crawled["success"], crawled
+    instance.add_dynamic_partitions("brands", others[1:])
+    order = instance.get_dynamic_partitions("brands")
+    assert HOSTILE_BRAND not in (order[0], order[-1])  # inside the batch's range
+    job = build_definitions(env).resolve_job_def(JOB_NAME)
+    queued = instance.create_run_for_job(job, status=DagsterRunStatus.NOT_STARTED,
+                                         tags={"dagster/partition": HOSTILE_BRAND})
+    batch = Batch(order[0], order[-1], len(order))
+    running = instance.create_run_for_job(job, status=DagsterRunStatus.STARTED,
+                                          tags=batch_tags(batch))
+
+    for ended in (queued, running):
+        result = evaluate(env, instance)
+        assert isinstance(result, SkipReason), result
+        assert "wait for the runs in progress" in (result.skip_message or "")
+        assert query(database_url, "SELECT count(*) FROM coverage_repairs") == [(0,)]
+        instance.report_run_failed(ended)
+
+    result = evaluate(env, instance)
+    assert isinstance(result, SensorResult), result
+    assert [r.partition_key for r in result.run_requests] == [HOSTILE_BRAND]
+
+
 def test_a_manifest_fetched_again_never_lowers_its_count_and_an_older_one_is_ignored(
         database_url: str) -> None:
     engine = catalog_engine(database_url)

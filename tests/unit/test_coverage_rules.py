@@ -11,6 +11,7 @@ from fashion_assets.domain.coverage import (
     Counts,
     CoverageColumns,
     CoverageRules,
+    DueShow,
     Observation,
     RepairRules,
     backoff,
@@ -22,6 +23,7 @@ from fashion_assets.domain.coverage import (
     repair_step,
     required,
     show_coverage,
+    waiting_for_crawls,
 )
 
 DEFAULT = CoverageRules()
@@ -162,3 +164,12 @@ def test_re_fetches_back_off_doubling_up_to_the_cap_then_give_up() -> None:
     assert attempts == 5 and steps == waits
     assert step.next_attempt_at is None and step.attempts == 5
     assert backoff(10_000, rules) == timedelta(hours=4)  # no overflow far past the cap
+
+
+def test_shows_whose_partition_is_being_crawled_wait_and_the_others_are_repaired() -> None:
+    due = [DueShow(1, "vogue", "acne-studios", 0), DueShow(2, "vogue", "dior", 2),
+           DueShow(3, "theimpression", "spring-2020-ready-to-wear", 1)]
+    ready, waiting = waiting_for_crawls(due, {"dior", "spring-2020-ready-to-wear"})
+    assert [s.show_id for s in ready] == [1]
+    assert [s.show_id for s in waiting] == [2, 3]
+    assert waiting_for_crawls(due, set()) == (due, [])
