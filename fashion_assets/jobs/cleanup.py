@@ -27,6 +27,7 @@ from fashion_assets.catalog.derivatives import forget_derivatives
 from fashion_assets.catalog.media import referenced_keys
 from fashion_assets.catalog.photo_hashes import forget_hashes
 from fashion_assets.domain.cleanup import CleanupSummary, orphans
+from fashion_assets.jobs.ticks import reporting_schedule
 from fashion_assets.report import table
 from fashion_assets.resources import CatalogResource, ClockResource, ObjectStoreResource
 from fashion_assets.storage.base import ObjectStore, StoredObject
@@ -151,9 +152,8 @@ def build_media_cleanup_schedule(env: Mapping[str, str] | None = None) -> Schedu
     UI or with ``dagster schedule start``.
     """
     cron = settings.setting(os.environ if env is None else env, "FASHION_CLEANUP_CRON")
-    return ScheduleDefinition(
-        name="media_cleanup_schedule", cron_schedule=cron, job_name=JOB_NAME,
-        execution_timezone="UTC",
+    return reporting_schedule(
+        name="media_cleanup_schedule", cron=cron, job_name=JOB_NAME,
         run_config={"ops": {OP_NAME: {"config": {"dry_run": False}}}},
         description="Removes unreferenced photos past the grace period, daily.",
     )

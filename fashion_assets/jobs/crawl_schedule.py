@@ -28,6 +28,7 @@ from dagster._core.storage.tags import (
 from fashion_assets import settings
 from fashion_assets.catalog.backpressure import evaluate
 from fashion_assets.domain.batches import Batch, batches
+from fashion_assets.jobs.ticks import note_missed_ticks
 from fashion_assets.partitions import brand_partitions
 from fashion_assets.resources import CatalogResource, CrawlerResource
 from fashion_assets.sources.registry import VOGUE
@@ -74,6 +75,7 @@ def build_crawl_schedule(env: Mapping[str, str] | None = None) -> ScheduleDefini
                           "paused by backpressure.")
     def full_crawl_schedule(context: ScheduleEvaluationContext, catalog: CatalogResource,
                             crawler: CrawlerResource) -> list[RunRequest] | SkipReason:
+        missed = note_missed_ticks(context, catalog, "full_crawl_schedule", cron)
         gate = evaluate(catalog.engine(), crawler.backpressure_rules())
         if gate.paused:
             return SkipReason(gate.reason)
@@ -86,7 +88,7 @@ def build_crawl_schedule(env: Mapping[str, str] | None = None) -> ScheduleDefini
         stamp = when.isoformat() if when else "now"
         context.log.info(f"{sum(b.size for b in planned)} brands in {len(planned)} runs")
         return [RunRequest(run_key=f"full-crawl:{stamp}:{batch.label}", job_name=JOB_NAME,
-                           tags=batch_tags(batch))
+                           tags={**batch_tags(batch), **missed})
                 for batch in planned]
 
     return full_crawl_schedule

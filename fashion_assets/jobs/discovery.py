@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dagster import AssetSelection, ScheduleDefinition, define_asset_job
 
 from fashion_assets import settings
+from fashion_assets.jobs.ticks import reporting_schedule
 from fashion_assets.tags import BRAND_TAG, CRAWL_TAG
 
 designer_discovery_job = define_asset_job(
@@ -25,8 +26,7 @@ designer_discovery_job = define_asset_job(
 def build_discovery_schedule(env: Mapping[str, str] | None = None) -> ScheduleDefinition:
     """Discovery at ``FASHION_DISCOVERY_CRON`` (UTC)."""
     cron = settings.setting(os.environ if env is None else env, "FASHION_DISCOVERY_CRON")
-    return ScheduleDefinition(
-        name="designer_discovery_schedule", job=designer_discovery_job, cron_schedule=cron,
-        execution_timezone="UTC",
+    return reporting_schedule(
+        name="designer_discovery_schedule", job_name=designer_discovery_job.name, cron=cron,
         description="Registers the designers Vogue newly lists as brands, on "
                     "FASHION_DISCOVERY_CRON (before full_crawl_schedule, which crawls them).")

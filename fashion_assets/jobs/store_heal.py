@@ -26,6 +26,7 @@ from fashion_assets import settings
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.store_heal import Tick, heal_tick
 from fashion_assets.domain.hosts import HostPolicy
+from fashion_assets.jobs.ticks import reporting_schedule
 from fashion_assets.report import heal_metadata
 from fashion_assets.sources.registry import SOURCES, Source
 
@@ -107,7 +108,7 @@ def build_store_heal_job(env: Mapping[str, str] | None = None,
 def build_store_heal_schedule(env: Mapping[str, str] | None = None) -> ScheduleDefinition:
     """A tick at ``FASHION_HEAL_CRON`` (UTC, hourly by default); starts stopped."""
     cron = settings.setting(os.environ if env is None else env, "FASHION_HEAL_CRON")
-    return ScheduleDefinition(
-        name=SCHEDULE_NAME, cron_schedule=cron, job_name=JOB_NAME, execution_timezone="UTC",
+    return reporting_schedule(
+        name=SCHEDULE_NAME, cron=cron, job_name=JOB_NAME,
         description="Fetches again the next FASHION_HEAL_BATCH photos the store lost, by the "
                     "walk of every referenced photo.")

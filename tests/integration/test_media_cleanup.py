@@ -21,7 +21,7 @@ from fashion_assets.catalog.runway import add_brand
 from fashion_assets.definitions import build_definitions
 from fashion_assets.domain.cleanup import CleanupSummary
 from fashion_assets.jobs.cleanup import JOB_NAME, OP_NAME
-from fashion_assets.resources import catalog_engine
+from fashion_assets.resources import catalog_engine, resources_from_env
 from fashion_assets.storage import ObjectStore, object_key, open_store
 from fashion_assets.storage.file import TEMP_PREFIX
 from tests.catalog_db import query
@@ -219,11 +219,12 @@ def test_the_schedule_runs_daily_for_real_at_the_configured_time(tmp_path: Path)
     assert schedule.cron_schedule == "0 4 * * *" and schedule.job_name == JOB_NAME
     assert schedule.execution_timezone == "UTC"
 
-    custom = build_definitions({"FASHION_HOME": str(tmp_path),
-                                "FASHION_CLEANUP_CRON": "30 2 * * *"})
+    env = {"FASHION_HOME": str(tmp_path), "FASHION_CLEANUP_CRON": "30 2 * * *"}
+    custom = build_definitions(env)
     schedule = custom.resolve_schedule_def("media_cleanup_schedule")
     assert schedule.cron_schedule == "30 2 * * *"
-    [request] = schedule.evaluate_tick(build_schedule_context()).run_requests or []
+    with build_schedule_context(resources=resources_from_env(env)) as context:
+        [request] = schedule.evaluate_tick(context).run_requests or []
     assert request.run_config == {"ops": {OP_NAME: {"config": {"dry_run": False}}}}
 
 
