@@ -224,6 +224,16 @@ class Topology:
                                  f"{done.stderr[-3000:]}")
         return done.stdout
 
+    def celery(self, *args: str, timeout_s: float = 120) -> str:
+        """A ``celery`` command on the deployment's broker, as docs/operations.md prints it
+        (``celery -b "$CELERY_BROKER_URL" ...``); its output."""
+        done = subprocess.run([str(BIN / "celery"), "-b", self.env["CELERY_BROKER_URL"], *args],
+                              env=self.process_env, capture_output=True, text=True,
+                              timeout=timeout_s)
+        if done.returncode != 0:
+            raise AssertionError(f"celery {' '.join(args)} failed:\n{done.stderr[-3000:]}")
+        return done.stdout
+
     def turn_on(self, kind: str, name: str) -> None:
         """``dagster schedule start`` or ``dagster sensor start`` on the workspace."""
         self.dagster(kind, "start", name, "-w", str(DEPLOY / "workspace.yaml"),

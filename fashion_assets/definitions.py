@@ -33,8 +33,8 @@ def build_definitions(env: Mapping[str, str] | None = None,
             # DEBUG); the CLI names "progress" to print only the crawl's own lines.
             loggers={"console": colored_console_logger, "progress": progress_logger},
             # Every job's steps: on Celery workers when FASHION_CELERY_CONFIG names the
-            # executor's file, else Dagster's default (a process per step on the run's host).
-            **({"executor": executor} if executor is not None else {})),
+            # executor's file, else in the run's own process (execution.py says why).
+            executor=executor),
     )
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -225,9 +226,12 @@ def test_the_daemon_crawls_on_two_celery_workers_survives_a_killed_one_promotes_
     assert all(later - earlier >= (j - i) * PAGE_DELAY_S - LATE_SENDER_S
                for (i, earlier), (j, later) in itertools.combinations(enumerate(pages), 2))
 
-    # The killed worker's machine comes back.
+    # The killed worker's machine comes back, and answers Celery's ping with the other
+    # (docs/operations.md's command).
     topology.start_worker("worker-1")
     topology.wait_ready("worker-1")
+    pong = topology.celery("inspect", "ping")
+    assert all(f"worker-{n}@{socket.gethostname()}" in pong for n in (1, 2)), pong
 
     # The UI sees the runs the daemon launched.
     assert graphql_run_statuses(topology) == {r.dagster_run.run_id: "SUCCESS" for r in crawls}
@@ -271,6 +275,12 @@ def test_the_daemon_crawls_on_two_celery_workers_survives_a_killed_one_promotes_
     assert not store.missing([gone])
     assert sum(n for path, n in site.stats().by_path.items()
                if path.startswith("/photos/")) == 1
+
+    # A worker stopped gracefully, as docs/operations.md says: it leaves, the other stays.
+    topology.celery("control", "shutdown", "-d", f"worker-2@{socket.gethostname()}")
+    wait_for(lambda: not topology.services["worker-2"].running(), "worker-2 to stop",
+             DEADLINE_S)
+    assert topology.services["worker-1"].running()
 
 
 def draft_photos(catalog: str, draft_id: int) -> list[str]:

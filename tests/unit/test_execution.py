@@ -17,10 +17,10 @@ assert VOGUE.runway_names is not None
 CRAWL_JOB = VOGUE.runway_names.crawl_job
 
 
-def test_without_the_setting_steps_run_on_dagsters_default_executor() -> None:
-    assert step_executor({}) is None
-    job = build_definitions({}).resolve_job_def(CRAWL_JOB)
-    assert job.executor_def.name == "multi_or_in_process_executor"
+def test_without_the_setting_steps_run_in_the_runs_own_process() -> None:
+    assert step_executor({}).name == "in_process"
+    for name in (CRAWL_JOB, VOGUE.runway_names.repair_job, "promote_approved_drafts"):
+        assert build_definitions({}).resolve_job_def(name).executor_def.name == "in_process"
 
 
 def test_the_setting_puts_every_job_on_the_celery_executor_of_the_file() -> None:
