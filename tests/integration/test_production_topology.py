@@ -276,12 +276,6 @@ def test_the_daemon_crawls_on_two_celery_workers_survives_a_killed_one_promotes_
     assert sum(n for path, n in site.stats().by_path.items()
                if path.startswith("/photos/")) == 1
 
-    # A worker stopped gracefully, as docs/operations.md says: it leaves, the other stays.
-    topology.celery("control", "shutdown", "-d", f"worker-2@{socket.gethostname()}")
-    wait_for(lambda: not topology.services["worker-2"].running(), "worker-2 to stop",
-             DEADLINE_S)
-    assert topology.services["worker-1"].running()
-
 
 def draft_photos(catalog: str, draft_id: int) -> list[str]:
     return [k for (k,) in query(catalog, "SELECT object_key FROM brand_runway_draft_images "
