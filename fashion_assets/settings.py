@@ -114,8 +114,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_DISCOVERY_SEASONS", "4", "How many of the seasons the runway landing page "
             "names discovery reads the season page of (newest first); 0: the directory only."),
     Setting("FASHION_CRAWL_BATCH_BRANDS", "25", "Brands per crawl run of the schedule, of a "
-            "backfill (the runway assets' backfill policy) and of `fashion-assets crawl --all`; "
-            "read when the code location loads."),
+            "backfill (every crawl asset's backfill policy: brands, seasons and fashion weeks "
+            "alike) and of `fashion-assets crawl --all`; read when the code location loads."),
     Setting("FASHION_STUCK_AFTER_SECONDS", "300", "A crawl run whose heartbeat has not moved for "
             "this long is stuck: stuck_runs_sensor terminates it, the /crawler page shows it "
             "amber."),

@@ -36,8 +36,10 @@ CRAWL_RETRY = crawl_retry_policy()
 warnings.filterwarnings("ignore", category=BetaWarning, message=".*backfill_policy")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", BetaWarning)
-    # A backfill of many brands runs FASHION_CRAWL_BATCH_BRANDS per run, like the schedule.
-    BRAND_BATCHES = BackfillPolicy.multi_run(max_partitions_per_run=batch_size())
+    # A backfill of many brands (seasons, weeks) runs FASHION_CRAWL_BATCH_BRANDS partitions
+    # per run, like the schedule: a run's fixed cost (its process, the code's load, its
+    # event log) is paid per batch, not per partition.
+    CRAWL_BATCHES = BackfillPolicy.multi_run(max_partitions_per_run=batch_size())
 
 
 @contextmanager

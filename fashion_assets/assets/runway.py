@@ -22,8 +22,8 @@ from pydantic import Field
 from sqlalchemy import Engine
 
 from fashion_assets.assets.health import DraftsAsset, health_check, report_partition_health
-from fashion_assets.assets.policies import BRAND_BATCHES, CRAWL_RETRY
-from fashion_assets.assets.runway_listings import list_brands, list_season
+from fashion_assets.assets.policies import CRAWL_BATCHES, CRAWL_RETRY
+from fashion_assets.assets.runway_listings import list_brands, list_seasons
 from fashion_assets.assets.runway_steps import drafts_result, manifests_result
 from fashion_assets.catalog import runway as runway_catalog
 from fashion_assets.catalog.runway import ShowRow
@@ -63,8 +63,7 @@ def runway_assets(source: Source) -> RunwayAssets:
     names, by = source.runway_names, source.runway_partitioning
     assert names is not None and by is not None, f"{source.name} lists no runway shows"
     partitions = RUNWAY_PARTITIONS[by]
-    batches = {"backfill_policy": BRAND_BATCHES} if by == "brand" else {}
-    list_step = list_brands if by == "brand" else list_season
+    list_step = list_brands if by == "brand" else list_seasons
     drafts = DraftsAsset(names.drafts, source.name, partitions, by, "shows")
 
     def resource(context: AssetExecutionContext) -> SourceResource:
@@ -72,7 +71,7 @@ def runway_assets(source: Source) -> RunwayAssets:
 
     @asset(name=names.listings, retry_policy=CRAWL_RETRY, partitions_def=partitions,
            group_name=names.group, owners=OWNERS, kinds={"python", "sql"},
-           required_resource_keys={*_RESOURCES, source.name}, **batches,
+           required_resource_keys={*_RESOURCES, source.name}, backfill_policy=CRAWL_BATCHES,
            description=_LISTING_DESCRIPTIONS[by].format(label=source.label))
     def listings(context: AssetExecutionContext) -> MaterializeResult:
         site = resource(context)
@@ -82,7 +81,7 @@ def runway_assets(source: Source) -> RunwayAssets:
     @asset(name=names.manifests, retry_policy=CRAWL_RETRY, partitions_def=partitions,
            group_name=names.group, owners=OWNERS, kinds={"python", "sql", "s3"},
            required_resource_keys={*_RESOURCES, source.name, "store"}, deps=[listings],
-           **batches,
+           backfill_policy=CRAWL_BATCHES,
            description=f"For each {source.label} show of the partition, the ordered photo "
                        "URLs of its gallery and the expected count. A stored manifest is "
                        "kept; only new and incomplete shows are fetched. The photos of a "
@@ -99,7 +98,7 @@ def runway_assets(source: Source) -> RunwayAssets:
     @asset(name=names.drafts, retry_policy=CRAWL_RETRY, partitions_def=partitions,
            group_name=names.group, owners=OWNERS, kinds={"python", "sql", "s3"},
            required_resource_keys={*_RESOURCES, source.name, "store", "review_page"},
-           deps=[manifests], **batches,
+           deps=[manifests], backfill_policy=CRAWL_BATCHES,
            description=f"One draft per {source.label} show, waiting for review, in the "
                        "runway tables under the show's entity key (brand, season code) for "
                        "promotion to merge with the other sources' drafts; every photo stored "

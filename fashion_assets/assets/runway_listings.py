@@ -7,17 +7,13 @@ asset. Thin shell: the crawl functions fetch, call the rules and write the catal
 """
 
 from dagster import AssetExecutionContext, MaterializeResult
-from sqlalchemy import Engine
 
-from fashion_assets.assets.policies import listing_failures
-from fashion_assets.assets.steps import log_listing, run_listing, step_progress
-from fashion_assets.catalog import names
-from fashion_assets.crawl import loop
+from fashion_assets.assets.steps import log_listing, read_listings
+from fashion_assets.catalog import names as catalog_names
 from fashion_assets.crawl.base import SourceSite
-from fashion_assets.crawl.runway import ListingError, ListingResult, crawl_listing
+from fashion_assets.crawl.runway import crawl_listing
 from fashion_assets.crawl.seasons import crawl_season_listing
 from fashion_assets.domain.hosts import HostPolicy
-from fashion_assets.progress import CrawlProgress
 from fashion_assets.report import table
 from fashion_assets.resources import CatalogResource, CrawlerResource
 from fashion_assets.sources.registry import BrandListings, SeasonListings, Source
@@ -29,25 +25,22 @@ def list_brands(context: AssetExecutionContext, catalog: CatalogResource,
     """Every show each brand of the run lists (one brand, or a batch of them)."""
     engine, names, by = catalog.engine(), source.runway_names, source.runway_listing
     assert names is not None and isinstance(by, BrandListings)
-    brands = context.partition_keys
-    listings, failed = [], []
-    tracker = step_progress(context, engine, crawler, "listing", len(brands), unit="brands",
-                            later=(names.manifests, names.drafts))
-    with tracker:
-        for brand in brands:  # each brand is registered in the catalog once its listing is read
-            try:
-                listings.append(_list_brand(context, engine, site, by, hosts, crawler,
-                                            brand, tracker))
-            except ListingError as exc:
-                if len(brands) == 1:  # one brand: the run fails, retried only if that can help
-                    with listing_failures():
-                        raise
-                # A batch goes on with its other brands: the failure is in the ingest log.
-                context.log.warning(f"{exc}; the batch goes on with its other brands")
-                failed.append((brand, str(exc)))
-            tracker.show_done(brand)
+    # Each brand is registered in the catalog once its listing is read.
+    listed, failed = read_listings(
+        context, engine, crawler, hosts, unit="brands", later=(names.manifests, names.drafts),
+        read=lambda fetcher, brand: crawl_listing(fetcher, site, engine, by, brand,
+                                                  run_id=context.run.run_id,
+                                                  max_page_bytes=crawler.max_page_bytes))
+    listings = [listing for _, listing in listed]
+    for listing in listings:
+        name_note = catalog_names.record_own_name(engine, listing.brand_slug,
+                                                  listing.display_name)
+        log_listing(context, listing.brand_slug, f"{len(listing.shows)} shows listed, "
+                    f"{listing.new_shows} new", listing.skipped)
+        if name_note:
+            context.log.warning(f"{listing.brand_slug}: {name_note}")
     return MaterializeResult(metadata={
-        "brands": len(brands),
+        "brands": len(context.partition_keys),
         "failed_brands": len(failed),
         # Every entry the listing pages hold, readable or not: "nothing listed" means none.
         "listed": sum(len(listing.shows) + len(listing.skipped) for listing in listings),
@@ -60,58 +53,53 @@ def list_brands(context: AssetExecutionContext, catalog: CatalogResource,
                                 ("season code", "string"), ("source URL", "url")],
                 [(listing.brand_slug, s.listing_position, s.title, s.entity_key.season_code,
                   s.source_key.source_url) for listing in listings for s in listing.shows]),
-        **(table("failed_table", [("brand", "string"), ("error", "string")], failed)
-           if failed else {}),
+        **failed_table("brand", failed),
     })
 
 
-def _list_brand(context: AssetExecutionContext, engine: Engine, site: SourceSite,
-                by: BrandListings, hosts: HostPolicy, crawler: CrawlerResource, brand: str,
-                tracker: CrawlProgress) -> ListingResult:
-    """One brand's listing: fetched, recorded, its own name and its notes logged."""
-    async def run() -> ListingResult:
-        async with crawler.fetcher(hosts, engine) as fetcher, tracker.beating():
-            return await crawl_listing(fetcher, site, engine, by, brand,
-                                       run_id=context.run.run_id,
-                                       max_page_bytes=crawler.max_page_bytes)
-
-    listing = loop.run(run())
-    name_note = names.record_own_name(engine, brand, listing.display_name)
-    log_listing(context, brand, f"{len(listing.shows)} shows listed, {listing.new_shows} new",
-                listing.skipped)
-    if name_note:
-        context.log.warning(f"{brand}: {name_note}")
-    return listing
-
-
-def list_season(context: AssetExecutionContext, catalog: CatalogResource,
-                crawler: CrawlerResource, source: Source, site: SourceSite,
-                hosts: HostPolicy) -> MaterializeResult:
-    """Every gallery a season's listing shows, keyed by brand once its designer resolves."""
-    season = context.partition_key
+def list_seasons(context: AssetExecutionContext, catalog: CatalogResource,
+                 crawler: CrawlerResource, source: Source, site: SourceSite,
+                 hosts: HostPolicy) -> MaterializeResult:
+    """Every gallery each season of the run lists (one season, or a batch of them), keyed
+    by brand once its designer resolves."""
     engine, names, by = catalog.engine(), source.runway_names, source.runway_listing
     assert names is not None and isinstance(by, SeasonListings)
-    listing = run_listing(
+    listed, failed = read_listings(
         context, engine, crawler, hosts, unit="seasons", later=(names.manifests, names.drafts),
-        read=lambda fetcher: crawl_season_listing(fetcher, site, engine, by, season,
-                                                  run_id=context.run.run_id,
-                                                  limits=crawler.limits()))
-    waiting = [h for h in listing.held if h.outcome == "waiting_for_name"]
-    log_listing(context, season, f"{len(listing.shows)} galleries listed, "
-                f"{listing.new_shows} new, {len(waiting)} waiting for a brand name",
-                listing.skipped)
+        read=lambda fetcher, season: crawl_season_listing(fetcher, site, engine, by, season,
+                                                          run_id=context.run.run_id,
+                                                          limits=crawler.limits()))
+    listings = [listing for _, listing in listed]
+    waiting = {season: [h for h in listing.held if h.outcome == "waiting_for_name"]
+               for season, listing in listed}
+    for season, listing in listed:
+        log_listing(context, season, f"{len(listing.shows)} galleries listed, "
+                    f"{listing.new_shows} new, {len(waiting[season])} waiting for a brand "
+                    "name", listing.skipped)
     return MaterializeResult(metadata={
-        "pages": listing.pages,
-        "listed": len(listing.shows) + len(listing.held) + len(listing.skipped),
-        "shows": len(listing.shows),
-        "new_shows": listing.new_shows,
-        "waiting_for_name": len(waiting),
-        "skipped_entries": len(listing.skipped) + len(listing.held) - len(waiting),
-        **table("shows_table", [("#", "int"), ("brand", "string"), ("title", "string"),
-                                ("source URL", "url")],
-                [(s.listing_position, s.entity_key.brand_slug, s.title,
-                  s.source_key.source_url) for s in listing.shows]),
-        **table("held_table", [("designer", "string"), ("outcome", "string"),
-                               ("title", "string"), ("source URL", "url")],
-                [(h.name, h.outcome, h.title, h.source_url) for h in listing.held]),
+        "seasons": len(context.partition_keys),
+        "failed_seasons": len(failed),
+        "pages": sum(listing.pages for listing in listings),
+        "listed": sum(len(li.shows) + len(li.held) + len(li.skipped) for li in listings),
+        "shows": sum(len(listing.shows) for listing in listings),
+        "new_shows": sum(listing.new_shows for listing in listings),
+        "waiting_for_name": sum(len(held) for held in waiting.values()),
+        "skipped_entries": sum(len(li.skipped) + len(li.held) for li in listings)
+        - sum(len(held) for held in waiting.values()),
+        **table("shows_table", [("season", "string"), ("#", "int"), ("brand", "string"),
+                                ("title", "string"), ("source URL", "url")],
+                [(season, s.listing_position, s.entity_key.brand_slug, s.title,
+                  s.source_key.source_url) for season, li in listed for s in li.shows]),
+        **table("held_table", [("season", "string"), ("designer", "string"),
+                               ("outcome", "string"), ("title", "string"),
+                               ("source URL", "url")],
+                [(season, h.name, h.outcome, h.title, h.source_url)
+                 for season, li in listed for h in li.held]),
+        **failed_table("season", failed),
     })
+
+
+def failed_table(unit: str, failed: list[tuple[str, str]]) -> dict[str, object]:
+    """The partitions of a batch whose listing failed, with why (nothing when none did)."""
+    return table("failed_table", [(unit, "string"), ("error", "string")], failed) if (
+        failed) else {}

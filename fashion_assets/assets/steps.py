@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 from fashion_assets.assets.policies import listing_failures
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.http import Fetcher
+from fashion_assets.crawl.runway import ListingError
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.progress import CrawlProgress, runs_later
 from fashion_assets.resources import CrawlerResource
@@ -41,21 +42,41 @@ def partition_label(context: AssetExecutionContext) -> str:
     return context.partition_key
 
 
-def run_listing(context: AssetExecutionContext, engine: Engine, crawler: CrawlerResource,
-                hosts: HostPolicy, *, unit: str, later: Sequence[str],
-                read: Callable[[Fetcher], Awaitable[T]]) -> T:
-    """The listing of the run's one partition (a season, a week), read by ``read`` with the
-    run's fetcher, in the progress row; one that failed for good fails the step unretried."""
-    tracker = step_progress(context, engine, crawler, "listing", 1, unit=unit, later=later)
+def read_listings(context: AssetExecutionContext, engine: Engine, crawler: CrawlerResource,
+                  hosts: HostPolicy, *, unit: str, later: Sequence[str],
+                  read: Callable[[Fetcher, str], Awaitable[T]]
+                  ) -> tuple[list[tuple[str, T]], list[tuple[str, str]]]:
+    """The listing of each partition of the run (a brand, a season, a week; or a range of
+    them: a batch), read by ``read`` with a fetcher of its own, in the progress row; the
+    listings read and the partitions that failed, with why.
 
-    async def run() -> T:
+    A listing that failed for good fails the step unretried when the run has one partition;
+    in a batch the others go on, and the failure is in the ingest log and the metadata. A
+    failure a retry can fix (the source did not answer) is raised as is for the retry
+    policy when the run has one partition.
+    """
+    keys = context.partition_keys
+    tracker = step_progress(context, engine, crawler, "listing", len(keys), unit=unit,
+                            later=later)
+
+    async def run(key: str) -> T:
         async with crawler.fetcher(hosts, engine) as fetcher, tracker.beating():
-            return await read(fetcher)
+            return await read(fetcher, key)
 
-    with listing_failures(), tracker:
-        listing = loop.run(run())
-        tracker.show_done(context.partition_key)
-    return listing
+    listed: list[tuple[str, T]] = []
+    failed: list[tuple[str, str]] = []
+    with tracker:
+        for key in keys:
+            try:
+                listed.append((key, loop.run(run(key))))
+            except ListingError as exc:
+                if len(keys) == 1:
+                    with listing_failures():
+                        raise
+                context.log.warning(f"{exc}; the batch goes on with its other {unit}")
+                failed.append((key, str(exc)))
+            tracker.show_done(key)
+    return listed, failed
 
 
 def log_listing(context: AssetExecutionContext, partition: str, summary: str,

@@ -1,7 +1,8 @@
 """Street-style assets, partitioned by fashion week: listing -> drafts.
 
 One partition per theImpression listing page (``copenhagen-fashion-week``), so one week can
-be re-run or backfilled alone. The albums are keyed by city and the crawl's month (read once
+be re-run or backfilled alone; a run may also take a range of weeks (a backfill's batch,
+``CRAWL_BATCHES``). The albums are keyed by city and the crawl's month (read once
 per run from the ``clock`` resource), whatever week partition they were listed under.
 """
 
@@ -11,8 +12,9 @@ from dagster import AssetExecutionContext, MaterializeResult, asset
 
 from fashion_assets.assets.drafts_step import run_drafts
 from fashion_assets.assets.health import DraftsAsset, health_check, report_partition_health
-from fashion_assets.assets.policies import CRAWL_RETRY
-from fashion_assets.assets.steps import log_listing, run_listing
+from fashion_assets.assets.policies import CRAWL_BATCHES, CRAWL_RETRY
+from fashion_assets.assets.runway_listings import failed_table
+from fashion_assets.assets.steps import log_listing, read_listings
 from fashion_assets.catalog import street as street_catalog
 from fashion_assets.catalog.entities import STREET
 from fashion_assets.crawl.impression import crawl_week_listing
@@ -38,49 +40,59 @@ STREET_DRAFTS = DraftsAsset("street_snap_drafts", THEIMPRESSION.name, fashion_we
 @asset(
     retry_policy=CRAWL_RETRY,
     partitions_def=fashion_week_partitions,
+    backfill_policy=CRAWL_BATCHES,
     group_name=GROUP,
     owners=OWNERS,
     kinds={"python", "sql"},
-    description="Every street-style article a fashion week's listing shows (all pages), "
-                "keyed by its city and the crawl's year and month. A city no name matches "
-                "holds the articles as waiting for an editor (fashion-assets names list).",
+    description="Every street-style article each fashion week of the run lists (all pages; "
+                "one week, or a batch of them), keyed by its city and the crawl's year and "
+                "month. A city no name matches holds the articles as waiting for an editor "
+                "(fashion-assets names list).",
 )
 def street_style_listings(context: AssetExecutionContext, catalog: CatalogResource,
                           theimpression: SourceResource,
                           crawler: CrawlerResource, clock: ClockResource) -> MaterializeResult:
-    week = context.partition_key
     engine = catalog.engine()
     site = theimpression.site(THEIMPRESSION)
     now = clock.now()
-
-    listing = run_listing(
+    listed, failed = read_listings(
         context, engine, crawler, theimpression.host_policy(), unit="weeks",
         later=("street_snap_drafts",),
-        read=lambda fetcher: crawl_week_listing(fetcher, site, engine, week, now=now,
-                                                run_id=context.run.run_id,
-                                                limits=crawler.limits()))
-    city = listing.city or f"waiting: {listing.city_name!r} is not a known city"
-    log_listing(context, week, f"{len(listing.articles)} articles on {listing.pages} pages, "
-                f"{listing.new_articles} new, city {city}", listing.skipped)
+        read=lambda fetcher, week: crawl_week_listing(fetcher, site, engine, week, now=now,
+                                                      run_id=context.run.run_id,
+                                                      limits=crawler.limits()))
+    for week, listing in listed:
+        city = listing.city or f"waiting: {listing.city_name!r} is not a known city"
+        log_listing(context, week, f"{len(listing.articles)} articles on {listing.pages} "
+                    f"pages, {listing.new_articles} new, city {city}", listing.skipped)
+    listings = [listing for _, listing in listed]
     return MaterializeResult(metadata={
-        "city_name": listing.city_name,
-        "city": listing.city or "",
-        "period": f"{listing.period.year:04d}-{listing.period.month:02d}",
-        "pages": listing.pages,
-        "listed": len(listing.articles) + len(listing.skipped),  # waiting ones included
-        "articles": len(listing.articles),
-        "new_articles": listing.new_articles,
-        "waiting_for_name": sum(h.outcome == "waiting_for_name" for h in listing.held),
-        "skipped_entries": len(listing.skipped),
-        **table("articles_table", [("#", "int"), ("title", "string"), ("source URL", "url")],
-                [(a.listing_position, a.title, a.source_key.source_url)
-                 for a in listing.articles]),
+        "weeks": len(context.partition_keys),
+        "failed_weeks": len(failed),
+        "city_name": ", ".join(li.city_name for li in listings),
+        "city": ", ".join(li.city or "" for li in listings),
+        "period": ", ".join(sorted({f"{li.period.year:04d}-{li.period.month:02d}"
+                                    for li in listings})),
+        "pages": sum(li.pages for li in listings),
+        # waiting ones included
+        "listed": sum(len(li.articles) + len(li.skipped) for li in listings),
+        "articles": sum(len(li.articles) for li in listings),
+        "new_articles": sum(li.new_articles for li in listings),
+        "waiting_for_name": sum(h.outcome == "waiting_for_name" for li in listings
+                                for h in li.held),
+        "skipped_entries": sum(len(li.skipped) for li in listings),
+        **table("articles_table", [("week", "string"), ("#", "int"), ("title", "string"),
+                                   ("source URL", "url")],
+                [(week, a.listing_position, a.title, a.source_key.source_url)
+                 for week, li in listed for a in li.articles]),
+        **failed_table("week", failed),
     })
 
 
 @asset(
     retry_policy=CRAWL_RETRY,
     partitions_def=fashion_week_partitions,
+    backfill_policy=CRAWL_BATCHES,
     group_name=GROUP,
     owners=OWNERS,
     kinds={"python", "sql", "s3"},
@@ -93,16 +105,16 @@ def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
                        store: ObjectStoreResource, theimpression: SourceResource,
                        crawler: CrawlerResource, review_page: ReviewPageResource
                        ) -> Iterator[MaterializeResult]:
-    week = context.partition_key
     engine = catalog.engine()
     site = theimpression.site(THEIMPRESSION)
     object_store = store.open()
-    articles = street_catalog.week_articles(engine, week, site.source)
+    articles = [article for week in context.partition_keys
+                for article in street_catalog.week_articles(engine, week, site.source)]
 
     def label(r: ArticleResult) -> tuple[str, str]:
         key = r.article.entity_key
         album = f"{key.city} {key.year}-{key.month:02d} {r.article.source_path}"
-        return f"{week} {album}", album
+        return f"{r.article.week_slug} {album}", album
 
     # An article's photo count is only known once its page is read: the total grows with it.
     drafted = run_drafts(

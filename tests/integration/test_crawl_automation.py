@@ -34,7 +34,7 @@ from dagster import (
 from sqlalchemy import text
 
 from bench.reliability import ONE_AT_A_TIME, CrawlProcess, wait_until
-from fashion_assets.assets.policies import BRAND_BATCHES, CRAWL_RETRY, listing_failures
+from fashion_assets.assets.policies import CRAWL_BATCHES, CRAWL_RETRY, listing_failures
 from fashion_assets.catalog import progress
 from fashion_assets.crawl.runway import ListingError
 from fashion_assets.definitions import build_definitions, defs
@@ -122,9 +122,9 @@ def test_a_backfill_of_several_brands_runs_them_all_in_one_run(
     assert len(brands) >= 2
     register_brands([(b, "") for b in brands], instance, env)
     # The assets' policy: a backfill of many brands runs them batch by batch, many per run.
-    assert BRAND_BATCHES.max_partitions_per_run == batch_size() > 1
+    assert CRAWL_BATCHES.max_partitions_per_run == batch_size() > 1
     for key in ("runway_show_listings", "runway_image_manifests", "runway_drafts"):
-        assert defs.resolve_assets_def(key).backfill_policy == BRAND_BATCHES
+        assert defs.resolve_assets_def(key).backfill_policy == CRAWL_BATCHES
 
     [summary] = crawl_partitions([("batch", f"{brands[0]}..{brands[-1]}")], instance, env)
 

@@ -300,3 +300,53 @@ def test_a_season_theimpression_does_not_cover_is_empty_and_an_unknown_week_fail
                                " ORDER BY id") == [
         ("spring-1990-couture", "listing", "not_listed"),
         ("atlantis-fashion-week", "listing", "failed")]
+
+
+def test_a_run_over_a_range_of_seasons_or_weeks_crawls_each_and_goes_on_past_a_bad_one(
+        tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
+    """As a backfill's batch (the assets' backfill policy) runs them: one run per range,
+    each partition listed and drafted, with a health evaluation each; a week whose listing
+    fails (it does not exist) is recorded as failed while the others go on."""
+    from dagster import DagsterEventType
+
+    from fashion_assets.definitions import build_definitions
+    from fashion_assets.sources.registry import RUNWAY_PARTITION_NAMES, THEIMPRESSION
+
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
+    instance = DagsterInstance.ephemeral()
+    assert all(r["success"] for r in crawl_partitions(
+        [("brand", b.slug) for b in normal_brands(replica)], instance, env))
+    seasons = sorted({a.season_code for s in replica.site.impression.seasons
+                      for a in s.articles if a.brand_slug is not None})[:2]
+    weeks = [w.slug for w in replica.site.impression.weeks][:2]
+    assert len(seasons) == 2 and len(weeks) == 2
+    assert THEIMPRESSION.runway_names is not None
+    # (partitions, job, the range's keys in order, its listing asset, failed listings)
+    crawls = {"season": (RUNWAY_PARTITION_NAMES["season"], THEIMPRESSION.runway_names.crawl_job,
+                         seasons, THEIMPRESSION.runway_names.listings, 0),
+              "week": ("fashion_weeks", "street_style_crawl",
+                       [weeks[0], "nowhere-fashion-week", weeks[1]], "street_style_listings",
+                       1)}
+    defs = build_definitions(env)
+    for kind, (partitions, job, keys, listing, failed) in crawls.items():
+        instance.add_dynamic_partitions(partitions, keys)
+        result = defs.resolve_job_def(job).execute_in_process(
+            instance=instance, raise_on_error=False,
+            tags={"dagster/asset_partition_range_start": keys[0],
+                  "dagster/asset_partition_range_end": keys[-1]})
+        assert result.success, kind
+        # One materialization per partition of the range, each with the step's metadata.
+        listed = result.asset_materializations_for_node(listing)
+        assert len(listed) == len(keys)
+        assert listed[0].metadata[f"{kind}s"].value == len(keys)
+        assert listed[0].metadata[f"failed_{kind}s"].value == failed
+        evaluations = [e.event_specific_data for e in result.all_events
+                       if e.event_type == DagsterEventType.ASSET_CHECK_EVALUATION]
+        assert sorted(e.partition for e in evaluations) == sorted(keys)
+    drafted_seasons = {c for (c,) in query(
+        database_url, "SELECT DISTINCT season_code FROM brand_runway_drafts"
+                      " WHERE source = 'theimpression'")}
+    assert drafted_seasons == set(seasons)
+    assert {w for (w,) in query(database_url, "SELECT DISTINCT a.week_slug FROM"
+                                " street_style_articles a JOIN street_snap_drafts d"
+                                " ON d.source_url = a.source_url")} == set(weeks)
