@@ -168,6 +168,9 @@ with DagsterInstance.get() as instance:
     print(json.dumps({
         "run_coordinator": type(instance.run_coordinator).__name__,
         "max_concurrent_runs": queue.max_concurrent_runs,
+        "dequeue": [instance.run_coordinator.dequeue_interval_seconds,
+                    instance.run_coordinator.dequeue_use_threads,
+                    instance.run_coordinator.dequeue_num_workers],
         "tag_concurrency_limits": queue.tag_concurrency_limits,
         "run_launcher": type(instance.run_launcher).__name__,
         "compute_logs": type(instance.compute_log_manager).__name__,
@@ -187,6 +190,7 @@ def test_the_instance_the_daemon_loads_has_the_queue_limits(
     loaded = json.loads(result.stdout.strip().splitlines()[-1])
     assert loaded["run_coordinator"] == "QueuedRunCoordinator", loaded
     assert loaded["max_concurrent_runs"] == 8, loaded
+    assert loaded["dequeue"] == [2, True, 4], loaded
     assert loaded["tag_concurrency_limits"] == [
         {"key": CRAWL_TAG, "limit": 4},
         {"key": BRAND_TAG, "value": {"applyLimitPerUniqueValue": True}, "limit": 1},
