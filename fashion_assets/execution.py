@@ -2,9 +2,11 @@
 live on any machine (``FASHION_CELERY_CONFIG``).
 
 In the run's process, not a process per step (Dagster's default): a crawl run's steps are
-seconds of work each, and a process per step loads the code location again for each
-(measured through the daemon with the default run launcher, a run of 5 replica brands and
-2,000 photos: 8.6 s with a process per step, 2.3-3.1 s with its steps in process).
+seconds of work each, and a process per step loads the code location again for each. A
+probe through the daemon with the default run launcher (a run of 5 replica brands, 2,000
+photos) took 8.6 s with a process per step and 2.3-3.1 s with its steps in process;
+``python -m bench.daemon_path`` measures the daemon's path as it is now
+(docs/performance.md, "The daemon's path").
 
 The workers and the code location read one and the same file, the executor block that
 ``dagster-celery worker start -y`` takes (``deploy/celery.yaml``): the broker the run

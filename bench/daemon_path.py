@@ -1,0 +1,399 @@
+"""The same crawl through the CLI and through the daemon's path, side by side (issue 34).
+
+    python -m bench.daemon_path [--brands 10 --shows 10 --photos 40] [--rounds 2] [--write]
+
+Production runs crawls through the Dagster daemon; the crawl's figures were measured on
+``fashion-assets crawl``'s own engine. Here one replica (no page delay, ``bench.run``'s ENGINE
+pace) is crawled, every brand, each way once per round (``--rounds``), alternating:
+
+1. ``fashion-assets crawl --json --brand ...`` as ``bench.run`` measures it (its own engine);
+2. the daemon's path with the default run launcher: the production topology
+   (``bench.topology``: gRPC code server, webserver, daemon, no Celery) on
+   ``deploy/dagster.yaml`` with Dagster's storage on a fresh PostgreSQL database, started
+   before timing, the brands registered with ``fashion-assets brands discover``; then 2 runs
+   of ``runway_crawl`` over half the brands each (the schedule's batch tags), submitted with
+   one ``launchMultipleRuns`` POST to the webserver's GraphQL as the UI or the API would,
+   timed from the POST to the last run's end. deploy/dagster.yaml is taken as it is (its
+   dequeue interval and threads too: a run's wait in the queue is production's);
+3. the same with dagster-celery's ``CeleryRunLauncher``: whole runs sent to warm Celery
+   workers (1, then 2, ``--concurrency=1`` each) that imported the code location once
+   (``-i fashion_assets.definitions``); a run executes in a worker's pool process, its steps
+   in process (FASHION_CELERY_CONFIG unset). Broker: a RabbitMQ virtual host of its own.
+   Result backend: ``db+postgresql+psycopg2://`` on a fresh database (SQLAlchemy and
+   psycopg2 are in the venv): persistent, so the run monitor can read a task's state, where
+   ``rpc://`` keeps none and ``redis://`` needs the ``redis`` package, not installed. Both
+   sides take deploy/celery.yaml's task settings.
+
+Figures: wall seconds, photos stored (counted in the catalog), photos per second, and CPU
+seconds of every process started for the crawl: the CLI's process tree (``bench.common.
+measure``); for the daemon's paths every process of the topology (psutil: each live
+descendant with the children it reaped, plus those this process reaped), from just before
+the POST to 3 s after the last run ended (the idle daemon and webserver tick meanwhile).
+The replica is left out; PostgreSQL (every ``postgres`` process of the machine) is apart.
+Per run, from Dagster's event log: the POST, created, RUN_ENQUEUED, RUN_STARTING (dequeued
+and launched: 1.13 writes no RUN_DEQUEUED), RUN_START (its process executes it), its end.
+
+Bytecode: when PYTHONDONTWRITEBYTECODE is set here, every process measured would compile the
+project from source at each start (about twice its import time); they get a bytecode cache
+in a temporary folder instead (PYTHONPYCACHEPREFIX), warmed once before timing, as an
+installed package has. With ``--write`` the section "The daemon's path (issue 34)" of
+docs/performance.md is replaced.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+import yaml
+from dagster import DagsterEventType, RunsFilter
+
+from bench.brand_partitions import GraphQL, GraphQLError
+from bench.common import ROOT, Replica, fresh_database, machine_sentence, replica
+from bench.reliability import publish
+from bench.run import ENGINE, fashion_assets_crawl
+from bench.topology import DEPLOY, Service, Topology, dagster_pg_env, rabbitmq_vhost, wait_for
+from fashion_assets.domain.batches import batches
+from fashion_assets.jobs.crawl_schedule import batch_tags
+from fashion_assets.sources.registry import VOGUE
+from tests.catalog_db import query
+
+DOC = ROOT / "docs" / "performance.md"
+HEADING = "The daemon's path (issue 34)"
+RUN_DEADLINE_S = 600.0
+SETTLE_S = 3.0
+MARKS = ("submitted", "created", "enqueued", "starting", "started", "ended")
+PHASE_LABELS = ("POST → created", "created → enqueued", "enqueued → starting (queue)",
+                "starting → started (launch)", "started → ended (run)")
+CLI = "CLI (own engine)"
+DEFAULT = "daemon + default launcher"
+WARM = ("import fashion_assets.definitions, fashion_assets.cli, dagster_webserver.cli, "
+        "dagster_celery.cli, dagster._daemon.cli, dagster._grpc.impl")
+LAUNCH = """mutation($ps: [ExecutionParams!]!) { launchMultipleRuns(executionParamsList: $ps) {
+  __typename ... on LaunchMultipleRunsResult { launchMultipleRunsResult { __typename
+      ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } } }
+  ... on PythonError { message } } }"""
+
+
+def run_phases(marks: Mapping[str, float]) -> dict[str, float]:
+    """Seconds of each phase of a run, from the epoch times of its ``MARKS``: each phase runs
+    from one mark to the next, and is left out when either is missing."""
+    return {label: marks[end] - marks[start]
+            for label, start, end in zip(PHASE_LABELS, MARKS[:-1], MARKS[1:], strict=True)
+            if start in marks and end in marks}
+
+
+def phase_summary(runs: Sequence[Mapping[str, float]]) -> dict[str, tuple[float, float]]:
+    """Each phase's median over ``runs`` and its share of all the runs' seconds (from the
+    POST to the end), so the shares of a run's phases add up to 1."""
+    total = sum(sum(phases.values()) for phases in runs)
+    return {label: (statistics.median(values), sum(values) / total if total else 0.0)
+            for label in PHASE_LABELS
+            if (values := [phases[label] for phases in runs if label in phases])}
+
+
+def tree_cpu_s(skip: int) -> float:
+    """CPU seconds so far of every process this one started, but ``skip``'s tree: live
+    descendants with the children they reaped, and the children this one reaped."""
+    reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = reaped.ru_utime + reaped.ru_stime
+    skipped = {skip, *(p.pid for p in psutil.Process(skip).children(recursive=True))}
+    for process in psutil.Process().children(recursive=True):
+        if process.pid not in skipped:
+            try:
+                t = process.cpu_times()
+            except psutil.Error:
+                continue
+            total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def postgres_cpu_s() -> float:
+    """CPU seconds so far of every ``postgres`` process of the machine, ended backends too."""
+    times = [p.info["cpu_times"] for p in psutil.process_iter(["name", "cpu_times"])
+             if p.info["name"] == "postgres" and p.info["cpu_times"]]
+    return sum(t.user + t.system + t.children_user + t.children_system for t in times)
+
+
+@dataclass(frozen=True)
+class Result:
+    """One measured crawl of one path."""
+
+    path: str
+    wall_s: float
+    photos: int
+    cpu_s: float
+    postgres_s: float
+    runs: list[dict[str, Any]] = field(default_factory=list)  # status and marks
+
+    @property
+    def photos_per_s(self) -> float:
+        return self.photos / self.wall_s
+
+
+def stored_photos(catalog: str) -> int:
+    return query(catalog, "SELECT count(*) FROM brand_runway_draft_images")[0][0]
+
+
+def cli_crawl(server: Replica, folder: Path) -> Result:
+    """``fashion-assets crawl`` of every brand, as ``bench.run`` measures it."""
+    folder.mkdir(parents=True)
+    with fresh_database() as catalog:
+        postgres = postgres_cpu_s()
+        crawl = fashion_assets_crawl(server, catalog, folder / "home", ENGINE,
+                                     store_url=f"file://{folder / 'store'}")
+        return Result(CLI, crawl.measured.wall_s, stored_photos(catalog), crawl.measured.cpu_s,
+                      postgres_cpu_s() - postgres)
+
+
+@dataclass
+class CeleryLaunched(Topology):
+    """The production topology with whole runs sent to Celery workers started from
+    ``worker_yaml``, importing the code location once; no Celery step executor."""
+
+    @property
+    def worker_yaml(self) -> Path:
+        return self.work / "celery.yaml"
+
+    @property
+    def process_env(self) -> dict[str, str]:
+        env = super().process_env
+        env.pop("FASHION_CELERY_CONFIG", None)
+        return env
+
+    def start_worker(self, name: str) -> Service:
+        return self._start(name, [
+            "dagster-celery", "worker", "start", "-A", "dagster_celery.app",
+            "-y", str(self.worker_yaml), "-i", "fashion_assets.definitions", "--name", name,
+            "--", f"--concurrency={self.worker_concurrency}"])
+
+
+def instance_yaml(celery: Mapping[str, Any] | None) -> str:
+    """deploy/dagster.yaml with, given its ``execution: config`` block, dagster-celery's run
+    launcher."""
+    text = (DEPLOY / "dagster.yaml").read_text()
+    if celery is not None:
+        text += "\n" + yaml.safe_dump({"run_launcher": {
+            "module": "dagster_celery.launcher", "class": "CeleryRunLauncher",
+            "config": dict(celery)}})
+    return text
+
+
+def celery_block(broker: str, backend: str) -> dict[str, Any]:
+    """deploy/celery.yaml's executor block with this crawl's broker and result backend."""
+    block = yaml.safe_load((DEPLOY / "celery.yaml").read_text())["execution"]["config"]
+    return {**block, "broker": broker, "backend": backend}
+
+
+def daemon_crawl(server: Replica, folder: Path, workers: int | None) -> Result:
+    """The crawl through the daemon's path: the default run launcher (``workers`` None) or
+    the Celery run launcher with that many workers."""
+    with fresh_database() as catalog, fresh_database() as dagster_db:
+        env = {"FASHION_DATABASE_URL": catalog, "FASHION_STORE_URL": f"file://{folder}/store",
+               "FASHION_HOME": str(folder / "home"), **ENGINE.fashion_assets_env(),
+               **server.env(), **dagster_pg_env(dagster_db)}
+        if workers is None:
+            with Topology(folder, env, workers=(), instance_yaml=instance_yaml(None)) as top:
+                return follow(server, top, DEFAULT, catalog)
+        with rabbitmq_vhost() as broker, fresh_database() as results:
+            block = celery_block(broker, f"db+{results}")
+            folder.mkdir(parents=True)
+            (folder / "celery.yaml").write_text(yaml.safe_dump({"execution": {"config": block}}))
+            names = tuple(f"worker-{i}" for i in range(1, workers + 1))
+            with CeleryLaunched(folder, env, workers=names,
+                                instance_yaml=instance_yaml(block)) as top:
+                path = f"daemon + Celery launcher ({workers} worker{'s' * (workers > 1)})"
+                return follow(server, top, path, catalog)
+
+
+def submit(top: Topology) -> tuple[float, list[str]]:
+    """The brands registered, in 2 runs of half of them each, in one ``launchMultipleRuns``:
+    its epoch time and the runs' ids."""
+    assert VOGUE.runway_names is not None
+    with top.instance() as instance:
+        brands = instance.get_dynamic_partitions("brands")
+    params = [{"selector": {"repositoryLocationName": "fashion_assets",
+                            "repositoryName": "__repository__",
+                            "jobName": VOGUE.runway_names.crawl_job},
+               "runConfigData": {},
+               "executionMetadata": {"tags": [{"key": k, "value": v}
+                                              for k, v in batch_tags(batch).items()]}}
+              for batch in batches(brands, math.ceil(len(brands) / 2))]
+    graphql = GraphQL(top.web_url)
+    submitted = time.time()
+    answer = graphql(LAUNCH, ps=params)["launchMultipleRuns"]
+    launched = answer.get("launchMultipleRunsResult") or [answer]
+    if any(r["__typename"] != "LaunchRunSuccess" for r in launched):
+        raise GraphQLError(str(answer)[:2000])
+    return submitted, [r["run"]["runId"] for r in launched]
+
+
+def follow(server: Replica, top: Topology, path: str, catalog: str) -> Result:
+    """Register the brands, submit the runs, wait for their end; the crawl's figures."""
+    top.fashion_assets("brands", "discover", timeout_s=600)
+    server.reset()
+    time.sleep(SETTLE_S)  # the processes' first sensor and schedule passes, untimed
+    cpu, postgres = tree_cpu_s(server.process.pid), postgres_cpu_s()
+    submitted, ids = submit(top)
+    with top.instance() as instance:
+        def ended() -> bool:
+            records = instance.get_run_records(RunsFilter(run_ids=ids))
+            return len(records) == len(ids) and all(r.dagster_run.is_finished for r in records)
+
+        wait_for(ended, f"{len(ids)} runs to end", RUN_DEADLINE_S, top.check_running)
+        time.sleep(SETTLE_S)
+        cpu, postgres = tree_cpu_s(server.process.pid) - cpu, postgres_cpu_s() - postgres
+        runs = [run_figures(instance, record, submitted)
+                for record in instance.get_run_records(RunsFilter(run_ids=ids))]
+    failed = [r for r in runs if r["status"] != "SUCCESS"]
+    if failed:
+        raise RuntimeError(f"{path}: runs {failed} did not succeed\n{top.logs()}")
+    wall = max(r["marks"]["ended"] for r in runs) - submitted
+    return Result(path, wall, stored_photos(catalog), cpu, postgres,
+                  sorted(runs, key=lambda r: r["marks"]["created"]))
+
+
+def run_figures(instance: Any, record: Any, submitted: float) -> dict[str, Any]:
+    """A run's status and marks (epoch times) from its record and its event log."""
+    kinds = {DagsterEventType.RUN_ENQUEUED: "enqueued", DagsterEventType.RUN_STARTING:
+             "starting", DagsterEventType.RUN_START: "started",
+             DagsterEventType.RUN_SUCCESS: "ended", DagsterEventType.RUN_FAILURE: "ended"}
+    run = record.dagster_run
+    marks = {"submitted": submitted, "created": record.create_timestamp.timestamp()}
+    for entry in instance.all_logs(run.run_id, of_type=set(kinds)):
+        marks.setdefault(kinds[entry.dagster_event.event_type], entry.timestamp)
+    return {"status": run.status.value, "marks": marks}
+
+
+def measure_round(server: Replica, folder: Path, number: int) -> list[Result]:
+    """One crawl of each path, in order."""
+    results = [cli_crawl(server, folder / f"{number}-cli")]
+    for workers in (None, 1, 2):
+        results.append(daemon_crawl(server, folder / f"{number}-daemon-{workers}", workers))
+        print(f"round {number}: {results[-1].path}: {results[-1].wall_s:.1f} s", flush=True)
+    return results
+
+
+def paths_table(results: Sequence[Result]) -> list[str]:
+    lines = ["| path | wall s (each round) | photos | photos/s (median) | CPU s of its "
+             "processes (median) | PostgreSQL CPU s (median) |", "|---|---|---|---|---|---|"]
+    for path, group in by_path(results).items():
+        lines.append(
+            f"| {path} | {', '.join(f'{r.wall_s:.1f}' for r in group)} | "
+            f"{', '.join(f'{r.photos:,}' for r in group)} | "
+            f"{statistics.median(r.photos_per_s for r in group):.0f} | "
+            f"{statistics.median(r.cpu_s for r in group):.1f} | "
+            f"{statistics.median(r.postgres_s for r in group):.1f} |")
+    return lines
+
+
+def phases_table(results: Sequence[Result]) -> list[str]:
+    """Each run's phases (``round.run``), and per path their medians and shares."""
+    lines = ["| path | round.run | " + " | ".join(PHASE_LABELS) + " | POST → ended |",
+             "|---|---|" + "---|" * (len(PHASE_LABELS) + 1)]
+    for path, group in by_path(results).items():
+        runs = {f"{n}.{i}": run_phases(run["marks"])
+                for n, r in enumerate(group, 1) for i, run in enumerate(r.runs, 1)}
+        for name, phases in runs.items():
+            cells = [f"{phases[label]:.2f}" if label in phases else "" for label in PHASE_LABELS]
+            lines.append(f"| {path} | {name} | {' | '.join(cells)} | "
+                         f"{sum(phases.values()):.2f} |")
+        if runs:
+            summary = phase_summary(list(runs.values()))
+            cells = [f"**{summary[label][0]:.2f} ({summary[label][1]:.0%})**"
+                     if label in summary else "" for label in PHASE_LABELS]
+            whole = statistics.median(sum(phases.values()) for phases in runs.values())
+            lines.append(f"| {path} | median (share) | {' | '.join(cells)} | {whole:.2f} |")
+    return lines
+
+
+def by_path(results: Sequence[Result]) -> dict[str, list[Result]]:
+    grouped: dict[str, list[Result]] = {}
+    for result in results:
+        grouped.setdefault(result.path, []).append(result)
+    return grouped
+
+
+def findings(results: Sequence[Result]) -> str:
+    """What the figures say, in a few sentences built from them."""
+    grouped = by_path(results)
+    wall = {p: statistics.median(r.wall_s for r in g) for p, g in grouped.items()}
+    cpu = {p: statistics.median(r.cpu_s for r in g) for p, g in grouped.items()}
+    largest = {}
+    for path, group in grouped.items():
+        if summary := phase_summary([run_phases(run["marks"]) for r in group for run in r.runs]):
+            largest[path] = max(summary.items(), key=lambda item: item[1][1])
+    return " ".join([
+        f"Median wall time and CPU of the processes started: the CLI {wall[CLI]:.1f} s and "
+        f"{cpu[CLI]:.1f} CPU s; " + "; ".join(
+            f"{p} {wall[p]:.1f} s ({wall[p] / wall[CLI]:.2f}x the CLI's) and {cpu[p]:.1f} CPU s"
+            for p in wall if p != CLI) + ".",
+        "A run's largest phase (median, share of its seconds): " + "; ".join(
+            f"{p} {label}, {median:.2f} s, {share:.0%}"
+            for p, (label, (median, share)) in largest.items()) + ".",
+        "With one Celery worker, one of the two runs waits in the broker for the worker's "
+        "only slot: its launch phase holds the other run's execution."])
+
+
+def report(results: Sequence[Result], args: argparse.Namespace) -> str:
+    photos = args.brands * args.shows * args.photos
+    instance = yaml.safe_load((DEPLOY / "dagster.yaml").read_text())
+    interval = instance.get("run_coordinator", {}).get("config", {}).get(
+        "dequeue_interval_seconds", 5)  # Dagster's default
+    return "\n".join([
+        f"Measured by `python -m bench.daemon_path --brands {args.brands} --shows {args.shows} "
+        f"--photos {args.photos} --rounds {args.rounds}`: one replica ({photos:,} photos, no "
+        "page delay, 16 requests at a time), each path once per round, alternating, each "
+        "crawl on a fresh catalog; the daemon's paths on the production topology "
+        "(deploy/dagster.yaml as it is: Dagster's storage on PostgreSQL, dequeue interval "
+        f"{interval} s), "
+        "2 runs of half the brands each submitted in one `launchMultipleRuns` POST to the "
+        "webserver, timed from the POST to the last run's end; Celery workers warm "
+        "(`-i fashion_assets.definitions`, `--concurrency=1`), runs in process. CPU: every "
+        "process started for the crawl (topology included), the replica left out; "
+        "PostgreSQL: every `postgres` process of the machine. " + machine_sentence(),
+        "", *paths_table(results), "",
+        "Where a run's seconds go (Dagster's event log, s; per path the medians, and each "
+        "phase's share of all its runs' seconds from the POST to their end):", "",
+        *phases_table(results), "",
+        findings(results)])
+
+
+def warm_bytecode(cache: str) -> None:
+    """Measured processes write and read bytecode in ``cache``; it is filled once here."""
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = cache
+    subprocess.run([sys.executable, "-c", WARM], check=True, timeout=600, cwd=ROOT)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--brands", type=int, default=10)
+    parser.add_argument("--shows", type=int, default=10)
+    parser.add_argument("--photos", type=int, default=40)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--write", action="store_true", help=f"put the figures in {DOC}")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="fa-daemon-path-") as folder:
+        if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+            warm_bytecode(str(Path(folder) / "pycache"))
+        with replica(args.brands, args.shows, args.photos) as server:
+            results = [result for number in range(1, args.rounds + 1)
+                       for result in measure_round(server, Path(folder), number)]
+    publish(report(results, args), HEADING, DOC, args.write)
+
+
+if __name__ == "__main__":
+    main()
