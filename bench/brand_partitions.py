@@ -32,11 +32,8 @@ import math
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 from bench.common import (
     BIN,
@@ -49,7 +46,16 @@ from bench.common import (
 )
 from bench.reliability import publish
 from bench.run import POLITE
-from bench.topology import DEPLOY, Topology, dagster_pg_env, wait_for
+from bench.topology import (
+    BACKFILL_RUNS,
+    DEPLOY,
+    LAUNCH_BACKFILL,
+    GraphQL,
+    GraphQLError,
+    Topology,
+    dagster_pg_env,
+    wait_for,
+)
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "archive-benchmarks.md"
 HEADING = "Dagster at the archive's brand partitions"
@@ -86,54 +92,10 @@ mutation ReportEvents($params: ReportRunlessAssetEventsParams!) {
   }
 }"""
 
-LAUNCH_BACKFILL = """
-mutation LaunchBackfill($params: LaunchBackfillParams!) {
-  launchPartitionBackfill(backfillParams: $params) {
-    __typename
-    ... on LaunchBackfillSuccess { backfillId }
-    ... on PythonError { message }
-    ... on UnauthorizedError { message }
-    ... on PartitionSetNotFoundError { message }
-    ... on InvalidStepError { invalidStepKey }
-    ... on InvalidOutputError { stepKey invalidOutputName }
-  }
-}"""
-
-BACKFILL_RUNS = """
-query BackfillRuns($id: String!) {
-  partitionBackfillOrError(backfillId: $id) {
-    ... on PartitionBackfill { status numPartitions }
-  }
-  runsOrError(filter: {tags: [{key: "dagster/backfill", value: $id}]}) {
-    ... on Runs { count results { status assetSelection { path } } }
-  }
-}"""
-
 CANCEL_BACKFILL = """
 mutation CancelBackfill($id: String!) {
   cancelPartitionBackfill(backfillId: $id) { __typename }
 }"""
-
-
-class GraphQLError(RuntimeError):
-    """The webserver answered a query with errors, or with an error type."""
-
-
-@dataclass
-class GraphQL:
-    """The webserver's GraphQL endpoint, asked as the UI asks it."""
-
-    url: str
-    client: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=300))
-
-    def __call__(self, query: str, **variables: Any) -> dict[str, Any]:
-        answer = self.client.post(f"{self.url}/graphql",
-                                  json={"query": query, "variables": variables})
-        answer.raise_for_status()
-        body = answer.json()
-        if body.get("errors"):
-            raise GraphQLError(str(body["errors"])[:2000])
-        return body["data"]
 
 
 def partition_health(graphql: GraphQL, asset: str) -> dict[str, Any]:

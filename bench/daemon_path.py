@@ -60,11 +60,20 @@ import psutil
 import yaml
 from dagster import DagsterEventType, RunsFilter
 
-from bench.brand_partitions import GraphQL, GraphQLError
 from bench.common import ROOT, Replica, fresh_database, machine_sentence, replica
+from bench.phases import PHASE_LABELS, phase_summary, run_phases
 from bench.reliability import publish
 from bench.run import ENGINE, fashion_assets_crawl
-from bench.topology import DEPLOY, Service, Topology, dagster_pg_env, rabbitmq_vhost, wait_for
+from bench.topology import (
+    DEPLOY,
+    GraphQL,
+    GraphQLError,
+    Service,
+    Topology,
+    dagster_pg_env,
+    rabbitmq_vhost,
+    wait_for,
+)
 from fashion_assets.domain.batches import batches
 from fashion_assets.jobs.crawl_schedule import batch_tags
 from fashion_assets.sources.registry import VOGUE
@@ -74,9 +83,6 @@ DOC = ROOT / "docs" / "performance.md"
 HEADING = "The daemon's path (issue 34)"
 RUN_DEADLINE_S = 600.0
 SETTLE_S = 3.0
-MARKS = ("submitted", "created", "enqueued", "starting", "started", "ended")
-PHASE_LABELS = ("POST → created", "created → enqueued", "enqueued → starting (queue)",
-                "starting → started (launch)", "started → ended (run)")
 CLI = "CLI (own engine)"
 DEFAULT = "daemon + default launcher"
 WARM = ("import fashion_assets.definitions, fashion_assets.cli, dagster_webserver.cli, "
@@ -85,23 +91,6 @@ LAUNCH = """mutation($ps: [ExecutionParams!]!) { launchMultipleRuns(executionPar
   __typename ... on LaunchMultipleRunsResult { launchMultipleRunsResult { __typename
       ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } } }
   ... on PythonError { message } } }"""
-
-
-def run_phases(marks: Mapping[str, float]) -> dict[str, float]:
-    """Seconds of each phase of a run, from the epoch times of its ``MARKS``: each phase runs
-    from one mark to the next, and is left out when either is missing."""
-    return {label: marks[end] - marks[start]
-            for label, start, end in zip(PHASE_LABELS, MARKS[:-1], MARKS[1:], strict=True)
-            if start in marks and end in marks}
-
-
-def phase_summary(runs: Sequence[Mapping[str, float]]) -> dict[str, tuple[float, float]]:
-    """Each phase's median over ``runs`` and its share of all the runs' seconds (from the
-    POST to the end), so the shares of a run's phases add up to 1."""
-    total = sum(sum(phases.values()) for phases in runs)
-    return {label: (statistics.median(values), sum(values) / total if total else 0.0)
-            for label in PHASE_LABELS
-            if (values := [phases[label] for phases in runs if label in phases])}
 
 
 def tree_cpu_s(skip: int) -> float:

@@ -18,8 +18,14 @@ from typing import Any
 
 import pytest
 
-from bench.brand_partitions import BACKFILL_RUNS, LAUNCH_BACKFILL, GraphQL
-from bench.topology import Topology, dagster_pg_env, wait_for
+from bench.topology import (
+    BACKFILL_RUNS,
+    LAUNCH_BACKFILL,
+    GraphQL,
+    Topology,
+    dagster_pg_env,
+    wait_for,
+)
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.sources.registry import VOGUE
 from tests.catalog_db import fresh_postgres_database, query

@@ -1,9 +1,9 @@
 """The daemon's path benchmark's arithmetic: a run's phases from its event times, and where
-the runs' seconds go (bench/daemon_path.py), without any Dagster process."""
+the runs' seconds go (bench/phases.py, for bench/daemon_path.py), without any Dagster process."""
 
 import pytest
 
-from bench.daemon_path import PHASE_LABELS, phase_summary, run_phases
+from bench.phases import PHASE_LABELS, phase_summary, run_phases
 
 MARKS = {"submitted": 100.0, "created": 100.5, "enqueued": 100.6, "starting": 101.6,
          "started": 103.6, "ended": 108.6}
