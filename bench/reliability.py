@@ -51,8 +51,9 @@ from typing import Any, Protocol
 if __package__ in (None, ""):  # run as a script (python bench/reliability.py): find ``bench``
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import psutil
+
 from bench.common import ROOT, Replica, fresh_database, machine, replica
-from fashion_assets.processes import group_members
 from fashion_assets.replica import (
     FaultPlan,
     ReplicaSite,
@@ -231,13 +232,12 @@ class CrawlProcess:
     pipe nobody reads while the crawl is frozen at the gate could fill and block it.
     """
 
-    def __init__(self, env: Mapping[str, str], brands: Sequence[str], workers: int,
-                 logs: Path) -> None:
+    def __init__(self, env: Mapping[str, str], brands: Sequence[str], logs: Path) -> None:
         logs.mkdir(parents=True, exist_ok=True)
         name = logs / f"crawl-{uuid.uuid4().hex[:8]}"
         self._stdout, self._stderr = name.with_suffix(".json"), name.with_suffix(".log")
         command = [sys.executable, "-m", "fashion_assets", "crawl", "--json",
-                   "--workers", str(workers), *[a for b in brands for a in ("--brand", b)]]
+                   *[a for b in brands for a in ("--brand", b)]]
         self.started = time.monotonic()
         with open(self._stdout, "w") as out, open(self._stderr, "w") as err:
             self.process = subprocess.Popen(command, env={**os.environ, **env}, stdout=out,
@@ -276,6 +276,16 @@ class CrawlProcess:
         output = self._stdout.read_text()
         summaries = tuple(json.loads(output)["crawls"]) if output.strip() else ()
         return CrawlRun(self.process.returncode, summaries, wall, self.log_tail())
+
+
+def group_members(pgid: int) -> list[psutil.Process]:
+    """The processes of group ``pgid`` that still run (zombies are dead: not counted)."""
+    found = []
+    for proc in psutil.process_iter():
+        with contextlib.suppress(psutil.Error):
+            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+    return found
 
 
 def wait_until(condition: Callable[[], bool], what: str, crawls: Sequence[CrawlProcess],
@@ -346,7 +356,7 @@ def kill_and_restart(server: ImageGate, env: Mapping[str, str], brands: Sequence
     for left in range(kills, 0, -1):
         after = rng.randrange(max(1, 2 * (total_photos - drafted_photos) // (left + 1)))
         with gate_closed(server, after):
-            crawl = CrawlProcess(env, brands, workers, logs)
+            crawl = CrawlProcess(env, brands, logs)
             try:
                 wait_until(lambda: server.held_count() > 0, "the crawl to reach the gate",
                            [crawl], deadline_s)
@@ -357,7 +367,7 @@ def kill_and_restart(server: ImageGate, env: Mapping[str, str], brands: Sequence
         drafted_photos = state.photos
         records.append(Kill(after, in_flight, len(state.drafts),
                             len(store_contents(store_root).keys - state.keys)))
-    final = CrawlProcess(env, brands, workers, logs).finish(deadline_s)
+    final = CrawlProcess(env, brands, logs).finish(deadline_s)
     return KillResult(tuple(records), final, read_drafts(database_url),
                       store_contents(store_root), time.monotonic() - started)
 
@@ -383,7 +393,7 @@ def concurrent_crawls(server: ImageGate, env: Mapping[str, str],
         with gate_closed(server, after=0):
             held_env = {**env, **ONE_AT_A_TIME, "FASHION_HTTP_TIMEOUT": str(deadline_s),
                         "FASHION_OBEY_ROBOTS": "false"}
-            crawls = [CrawlProcess(held_env, brands, len(brands), logs)
+            crawls = [CrawlProcess(held_env, brands, logs)
                       for brands in brand_sets]
             held = sum(len(brands) for brands in brand_sets)
             wait_until(lambda: server.held_count() == held, "every run to reach a photo",
@@ -428,7 +438,7 @@ def faults_scenario(remote: RemoteReplica, work: Path, reference: Drafts) -> dic
             remote.set_faults(plan)
             remote.reset_stats()
             env = bench_env(remote.server, database_url, work / label, **client)
-            run = CrawlProcess(env, brands, WORKERS, work / "logs").finish()
+            run = CrawlProcess(env, brands, work / "logs").finish()
             stats = remote.stats()
             state = read_drafts(database_url)
         remote.set_faults(FaultPlan())

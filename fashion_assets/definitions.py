@@ -5,14 +5,13 @@ executor the environment names (``execution.py``)."""
 import os
 from collections.abc import Mapping, Sequence
 
-from dagster import Definitions, colored_console_logger
+from dagster import Definitions
 
 from fashion_assets.domains.catalog import catalog_definitions
 from fashion_assets.domains.operations import operations_definitions
 from fashion_assets.domains.runway import runway_definitions
 from fashion_assets.domains.street import street_definitions
 from fashion_assets.execution import step_executor
-from fashion_assets.progress import progress_logger
 from fashion_assets.resources import resources_from_env
 from fashion_assets.sources.registry import SOURCES, Source
 
@@ -29,9 +28,6 @@ def build_definitions(env: Mapping[str, str] | None = None,
         operations_definitions(env, sources),
         Definitions(
             resources=resources_from_env(env, sources),
-            # A run whose config names no logger logs as Dagster's default (the console at
-            # DEBUG); the CLI names "progress" to print only the crawl's own lines.
-            loggers={"console": colored_console_logger, "progress": progress_logger},
             # Every job's steps: on Celery workers when FASHION_CELERY_CONFIG names the
             # executor's file, else in the run's own process (execution.py says why).
             executor=executor),

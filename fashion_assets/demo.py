@@ -22,15 +22,19 @@ from fashion_assets.sources.registry import SOURCES, Source
 def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str], None],
              verbose: bool = False) -> int:
     """Crawl the replica's brands with the embedded defaults; return the exit status."""
+    from fashion_assets.launch.crawl import command_session, crawl
+    from fashion_assets.launch.follow import RunLog
+    from fashion_assets.launch.summaries import crawl_totals, summary_line
     from fashion_assets.replica import ROBOTS_BLOCKED_BRAND, build_site, start_replica
-    from fashion_assets.runs import RunLog, crawl_in_workers, crawl_totals, summary_line
 
     program = typed_command("fashion-assets")
     run_log = RunLog.EVENTS if verbose else RunLog.QUIET
     site = build_site(brands=brand_count, shows_per_brand=shows, photos_per_show=photos)
     server = start_replica(site)
     try:
-        env = {**os.environ, **replica_env(server)}
+        # Its own `dagster dev`, with the replica's settings: a deployment of
+        # FASHION_DAGSTER_URL would crawl the sites its own settings name.
+        env = {**os.environ, **replica_env(server), "FASHION_DAGSTER_URL": ""}
         echo(f"replica of Vogue at {server.base_url} (photos at {server.cdn_url}), of "
              f"theImpression at {server.impression_url} (photos at {server.impression_cdn_url})")
         brands = [b.slug for b in site.brands if b.slug != ROBOTS_BLOCKED_BRAND]
@@ -39,17 +43,17 @@ def run_demo(brand_count: int, shows: int, photos: int, *, echo: Callable[[str],
         echo(f"crawling {len(brands)} Vogue brands, {len(seasons)} theImpression runway seasons"
              f" and {len(weeks)} street-style weeks into {settings.home_dir(env)}, a line each"
              " as it ends" + ("" if verbose else " (--verbose: Dagster's event stream too)"))
-        workers = os.cpu_count() or 1
 
         def progress(summary: Mapping[str, Any]) -> None:
             echo(summary_line(summary, program=program))
 
-        # Brands first: theImpression's galleries resolve their designers to these brands.
-        summaries = crawl_in_workers([("brand", b) for b in brands], workers, env=env,
-                                     run_log=run_log, on_summary=progress)
-        summaries += crawl_in_workers([("season", s) for s in seasons]
-                                      + [("week", w) for w in weeks], workers, env=env,
-                                      run_log=run_log, on_summary=progress)
+        with command_session(env, note=echo) as session:
+            # Brands first: theImpression's galleries resolve their designers to these brands.
+            summaries = crawl(session, [("brand", b) for b in brands], run_log=run_log,
+                              on_summary=progress, on_line=echo)
+            summaries += crawl(session, [("season", s) for s in seasons]
+                               + [("week", w) for w in weeks], run_log=run_log,
+                               on_summary=progress, on_line=echo)
     finally:
         server.stop()
     echo(f"\nDone: {crawl_totals(summaries)}.")

@@ -11,17 +11,15 @@ A step beats only while it makes progress (``domain/progress.py: keeps_beating``
 held for ever by a request that never completes looks stuck and is ended. A crawl stopped by
 a signal cancels the steps running in this process (``stop_steps``, from ``runs.py``).
 
-``progress_logger`` prints those lines to a terminal without the rest of the run's log: the
-``fashion-assets`` command runs crawls with it, so a user reads shows and warnings instead of
-Dagster's event stream (step starts, outputs, a stack trace for a failed step).
+The ``fashion-assets`` command prints those lines from the run's event log without the rest
+of it (``launch/follow.py: RunLog``), so a user reads shows and warnings instead of Dagster's
+event stream (step starts, outputs, a stack trace for a failed step).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -30,7 +28,6 @@ from contextlib import asynccontextmanager, suppress
 from types import TracebackType
 from typing import Any
 
-from dagster import Field, InitLoggerContext, logger
 from sqlalchemy import Engine
 
 from fashion_assets import settings
@@ -258,52 +255,3 @@ def runs_later(context: Any, *later_steps: str) -> bool:
     keys = context.run.step_keys_to_execute
     names = set(keys) if keys is not None else set(context.job_def.graph.node_dict)
     return any(step in names for step in later_steps)
-
-
-def _dagster_meta(record: logging.LogRecord) -> dict[str, Any]:
-    """What Dagster attaches to each record it hands a logger (``dagster_meta``), or {}."""
-    return getattr(record, "dagster_meta", None) or {}
-
-
-class _StepMessagesOnly(logging.Filter):
-    """Lets through what the steps log themselves, not Dagster's events about them.
-
-    Errors stay out too: a step that fails fails its run, which the command reports in the
-    partition's line, and the errors Dagster logs as plain messages are about that failure
-    (the steps it then did not run). The steps warn, they never log errors.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return (record.levelno < logging.ERROR
-                and _dagster_meta(record).get("dagster_event") is None)
-
-
-class _StepMessageFormat(logging.Formatter):
-    """The step's own words (Dagster prefixes them with the job, run id and step), marked
-    when they warn: the lines already name their brand, season or week and show."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        text = _dagster_meta(record).get("orig_message") or record.getMessage()
-        if record.levelno >= logging.WARNING:
-            return f"{record.levelname.lower()}: {text}"
-        return text
-
-
-@logger(
-    {"log_level": Field(str, is_required=False, default_value="INFO",
-                        description="The lowest level printed: INFO shows progress per show, "
-                                    "WARNING only warnings, ERROR nothing.")},
-    description="The crawl's own messages (progress per show, warnings) on stderr, without "
-                "Dagster's events: what fashion-assets crawl prints.",
-)
-def progress_logger(init_context: InitLoggerContext) -> logging.Logger:
-    """A logger that prints step messages only; Dagster's console logger prints every event."""
-    level = logging.getLevelName(str(init_context.logger_config["log_level"]).upper())
-    if not isinstance(level, int):
-        raise ValueError(f"unknown log level {init_context.logger_config['log_level']!r}")
-    log = logging.Logger("fashion_assets.progress", level)
-    handler = logging.StreamHandler(sys.stderr)
-    handler.addFilter(_StepMessagesOnly())
-    handler.setFormatter(_StepMessageFormat())
-    log.addHandler(handler)
-    return log

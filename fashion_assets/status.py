@@ -45,16 +45,14 @@ def crawler_status(engine: Engine, instance: Any = None, *, now: datetime | None
     Dagster instance is needed to see them); a row is ``stale`` once its heartbeat is older
     than ``threshold_s`` (the stuck rule). Queued runs (QUEUED or NOT_STARTED) come from
     ``instance`` when one is given (a ``DagsterInstance``); without one the queue counts 0
-    and ``queue_note`` says why, rather than guessing. With an instance, a row whose run's
-    process on this machine is gone (a crawl killed outright) is ``process_gone`` and not
-    counted as running: the next crawl or stuck_runs_sensor fails it.
+    and ``queue_note`` says why, rather than guessing. With an instance, a row whose run has
+    ended in Dagster (failed or canceled while its step was writing, its process killed) is
+    ``run_ended`` and not counted as running: stuck_runs_sensor ends the row once its
+    heartbeat is stale.
     """
     now = now or datetime.now(UTC)
-    gone: set[str] = set()
-    if instance is not None:
-        from fashion_assets.runs import runs_of_gone_processes
-
-        gone = {run.run_id for run, _ in runs_of_gone_processes(instance)}
+    rows = progress_catalog.running(engine)
+    gone = _ended_runs(instance, [row.run_id for row in rows]) if instance is not None else set()
     crawls = [{**row.as_dict(),
                "heartbeat_age_s": round(heartbeat_age(row.heartbeat_at, now), 1),
                "heartbeat_age": format_age(heartbeat_age(row.heartbeat_at, now)),
@@ -62,9 +60,9 @@ def crawler_status(engine: Engine, instance: Any = None, *, now: datetime | None
                "shows_percent": percent(row.shows_done, row.shows_total),
                "photos_percent": percent(row.photos_done, row.photos_total),
                "stale": is_stuck(row.heartbeat_at, now, threshold_s),
-               "process_gone": row.run_id in gone}
-              for row in progress_catalog.running(engine)]
-    gone_count = sum(c["process_gone"] for c in crawls)
+               "run_ended": row.run_id in gone}
+              for row in rows]
+    gone_count = sum(c["run_ended"] for c in crawls)
     queued, queued_count, note = [], 0, NO_INSTANCE_NOTE
     if instance is not None:
         queued, queued_count, note = _queued_runs(instance, now), _queued_count(instance), ""
@@ -76,12 +74,23 @@ def crawler_status(engine: Engine, instance: Any = None, *, now: datetime | None
         "stuck_threshold_s": threshold_s,
         "running": crawls,
         "stale": sum(c["stale"] for c in crawls),
-        "process_gone": gone_count,
+        "run_ended": gone_count,
         "queued_count": queued_count,
         "queued": queued,
         "queue_note": note,
         "pending_review": pending,
     }
+
+
+def _ended_runs(instance: Any, run_ids: list[str]) -> set[str]:
+    """Those of ``run_ids`` that Dagster says have ended (success, failure, canceled)."""
+    from dagster import DagsterRunStatus, RunsFilter
+
+    if not run_ids:
+        return set()
+    ended = [DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED]
+    return {run.run_id for run in instance.get_runs(RunsFilter(run_ids=run_ids,
+                                                               statuses=ended))}
 
 
 def _queue_filter() -> Any:

@@ -6,7 +6,13 @@ import sys
 
 import click
 
-from fashion_assets.cli.common import brand_slug, catalog_engine, echo_json, program
+from fashion_assets.cli.common import (
+    brand_slug,
+    catalog_engine,
+    echo_json,
+    program,
+    run_and_follow,
+)
 
 
 @click.group()
@@ -19,7 +25,8 @@ def brands() -> None:
 @click.option("--name", default="", help="Display name (filled from the source when empty).")
 def brands_add(slug: str, name: str) -> None:
     """Register a brand in the catalog and add its partition."""
-    from fashion_assets.runs import dagster_instance, register_brands
+    from fashion_assets.launch.instance import dagster_instance
+    from fashion_assets.launch.partitions import register_brands
 
     new = register_brands([(slug, name)], dagster_instance())
     click.echo(f"{'added' if new else 'already registered'}: {slug}")
@@ -30,9 +37,7 @@ def brands_add(slug: str, name: str) -> None:
 def brands_discover(as_json: bool) -> None:
     """Register the designers Vogue lists that the catalog lacks (what
     designer_discovery_schedule does), within FASHION_DISCOVERY_ALLOW/_DENY."""
-    from fashion_assets.runs import RunLog, dagster_instance, discover_designers
-
-    summary = discover_designers(dagster_instance(), run_log=RunLog.PROGRESS)
+    summary = run_and_follow("designer_discovery", asset="vogue_designer_discovery")
     if as_json:
         echo_json(summary)
     elif summary["success"]:

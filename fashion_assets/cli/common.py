@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -94,3 +95,22 @@ def queue_instance() -> Iterator[tuple[Any, str]]:
         return
     with instance:
         yield instance, ""
+
+
+def run_and_follow(job: str, *, asset: str = "", step: str = "",
+                   run_config: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One run of ``job`` through the Dagster deployment (``launch.crawl.run_job``), its log
+    lines and notes on stderr; its summary. A stop signal or a missing deployment ends the
+    command with its one line."""
+    from fashion_assets.launch.crawl import CrawlStopped, command_session, run_job
+    from fashion_assets.launch.deployment import DeploymentError
+
+    try:
+        with command_session(note=lambda line: click.echo(line, err=True)) as session:
+            return run_job(session, job, run_config=run_config, asset=asset, step=step,
+                           on_line=lambda line: click.echo(line, err=True))
+    except CrawlStopped as stopped:
+        click.echo(stopped.message, err=True)
+        sys.exit(stopped.code)
+    except DeploymentError as error:
+        raise click.ClickException(str(error)) from None

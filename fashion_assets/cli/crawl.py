@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
@@ -22,24 +21,26 @@ from fashion_assets.cli.common import brand_slug, echo_json, program, slugs
 @click.option("--all", "crawl_all", is_flag=True,
               help="Every brand of the catalog, in batches of FASHION_CRAWL_BATCH_BRANDS "
                    "brands per run.")
-@click.option("--workers", type=click.IntRange(min=1), default=os.cpu_count() or 1,
-              show_default="the number of CPUs",
-              help="Partitions crawled at once, each in its own process (1: all in this one).")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.option("--verbose", is_flag=True,
               help="Print Dagster's event stream (every step's events, stack traces) instead "
                    "of the progress per show.")
 def crawl(brands: list[str], seasons: list[str], weeks: list[str], crawl_all: bool,
-          workers: int, as_json: bool, verbose: bool) -> None:
+          as_json: bool, verbose: bool) -> None:
     """Crawl brands (Vogue), seasons (theImpression runway) and fashion weeks (street style).
 
-    One Dagster run per partition, with progress per show or article on stderr and a line
-    per partition as its run ends; --all crawls every brand of the catalog in runs of
-    FASHION_CRAWL_BATCH_BRANDS brands (partition ranges). Runs that a crawl killed outright
-    left running are failed as it starts. SIGTERM or SIGINT (Ctrl-C) stops the crawl: the runs in
-    progress end failed or canceled, and it exits with 128 + the signal (143, 130).
+    One Dagster run per partition, submitted to the run queue of the Dagster deployment at
+    FASHION_DAGSTER_URL (else of a `dagster dev` the command starts for them), launched by
+    its daemon under dagster.yaml's limits; progress per show or article on stderr and a
+    line per partition as its run ends. --all crawls every brand of the catalog in runs of
+    FASHION_CRAWL_BATCH_BRANDS brands (partition ranges). SIGTERM or SIGINT (Ctrl-C) stops
+    the crawl: its runs are terminated, and it exits with 128 + the signal (143, 130).
     """
-    from fashion_assets.runs import CrawlStopped, RunLog, crawl_in_workers, summary_line
+    from fashion_assets.launch.crawl import CrawlStopped, command_session
+    from fashion_assets.launch.crawl import crawl as crawl_runs
+    from fashion_assets.launch.deployment import DeploymentError
+    from fashion_assets.launch.follow import RunLog
+    from fashion_assets.launch.summaries import summary_line
 
     targets = ([("brand", b) for b in brands] + [("season", s) for s in seasons]
                + [("week", w) for w in weeks])
@@ -47,13 +48,18 @@ def crawl(brands: list[str], seasons: list[str], weeks: list[str], crawl_all: bo
         raise click.UsageError("name something to crawl: --brand, --season, --week or --all")
     typed = program()
     try:
-        summaries = crawl_in_workers(
-            targets, workers, all_brands=crawl_all,
-            run_log=RunLog.EVENTS if verbose else RunLog.PROGRESS,
-            on_summary=lambda s: None if as_json else click.echo(summary_line(s, program=typed)))
+        with command_session(note=lambda line: click.echo(line, err=True)) as session:
+            summaries = crawl_runs(
+                session, targets, all_brands=crawl_all,
+                run_log=RunLog.EVENTS if verbose else RunLog.PROGRESS,
+                on_summary=lambda s: None if as_json else click.echo(
+                    summary_line(s, program=typed)),
+                on_line=lambda line: click.echo(line, err=True))
     except CrawlStopped as stopped:
         click.echo(stopped.message, err=True)
         sys.exit(stopped.code)
+    except DeploymentError as error:
+        raise click.ClickException(str(error)) from None
     if not summaries:  # --all, and the catalog has no brand
         click.echo(f"nothing to crawl: the catalog has no brand yet; register them with"
                    f" `{typed} brands discover` or `{typed} brands add SLUG`", err=True)

@@ -86,17 +86,17 @@ def _echo_automation(automation: Mapping[str, Any], limit: int = 5) -> None:
 def _echo_crawls(crawler: Mapping[str, Any]) -> None:
     """Per running crawl (brand, season or week): its step and how far it got (``manifests
     12/30 shows``), photos, the last thing done, heartbeat age; ``dead`` for one whose
-    process is gone."""
+    run has ended in Dagster."""
     for c in crawler["running"]:
-        state = "dead" if c["process_gone"] else "running"
+        state = "dead" if c["run_ended"] else "running"
         click.echo(f"  {state} {c['partition_key']} ({c['kind']}): {c['step']} "
                    f"{c['shows_done']}/{c['shows_total']} {c['unit']}, photos "
                    f"{c['photos_done']}/{c['photos_total']}, last "
                    f"{c['current_show'] or '-'}, heartbeat {c['heartbeat_age']}"
                    " ago" + (" STALE (heartbeat older than the stuck threshold)"
                              if c["stale"] else "")
-                   + (" PROCESS GONE (the next crawl or stuck_runs_sensor fails the run)"
-                      if c["process_gone"] else "") + f" [run {c['run_id']}]")
+                   + (" RUN ENDED (stuck_runs_sensor ends the row once its heartbeat is"
+                      " stale)" if c["run_ended"] else "") + f" [run {c['run_id']}]")
     for q in crawler["queued"]:
         click.echo(f"  queued {q['partition_key'] or '-'} ({q['job_name']}): waiting "
                    f"{q['waiting']} [run {q['run_id']}]")

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from fashion_assets.cli.common import catalog_engine, echo_json, program
+from fashion_assets.cli.common import catalog_engine, echo_json, program, run_and_follow
 
 
 @click.group()
@@ -52,9 +52,10 @@ def store_missing(limit: int, as_json: bool) -> None:
 def store_heal(batch: int | None, as_json: bool) -> None:
     """Run a tick of store_heal_job now (what store_heal_schedule does): check the next
     referenced photos, fetch the lost ones again from their source URLs."""
-    from fashion_assets.runs import RunLog, dagster_instance, heal_store
+    from fashion_assets.jobs.store_heal import JOB_NAME, OP_NAME
 
-    summary = heal_store(dagster_instance(), batch=batch, run_log=RunLog.PROGRESS)
+    config = {"ops": {OP_NAME: {"config": {"batch": batch}}}} if batch is not None else {}
+    summary = run_and_follow(JOB_NAME, step=OP_NAME, run_config=config)
     if as_json:
         echo_json(summary)
     elif summary["success"]:

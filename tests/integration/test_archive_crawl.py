@@ -14,10 +14,10 @@ import httpx
 from fashion_assets.replica import start_replica
 from fashion_assets.replica.archive import Corpus, build_archive
 from fashion_assets.replica.images import photo_body
-from fashion_assets.runs import crawl_brands
 from fashion_assets.sources.vogue import parse_designer_directory
 from tests.catalog_db import query
 from tests.conftest import pipeline_env
+from tests.pipeline import crawl_brands
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 # An accent and a shape of São Paulo, an ampersand, and a designer listed with no show.

@@ -18,11 +18,11 @@ from sqlalchemy.engine import make_url
 from fashion_assets.definitions import build_definitions
 from fashion_assets.replica import ReplicaServer
 from fashion_assets.resources import catalog_engine
-from fashion_assets.runs import crawl_partitions
 from fashion_assets.settings import home_dir
 from fashion_assets.storage import open_store
 from tests.catalog_db import query
 from tests.conftest import normal_brands, pipeline_env
+from tests.pipeline import crawl_partitions
 
 CHECKS = {"drafts_source_key_unique", "draft_photos_stored", "catalog_entity_key_unique",
           "catalog_photos_from_own_drafts", "catalog_photos_stored"}

@@ -21,12 +21,12 @@ from fashion_assets.catalog_api import create_api
 from fashion_assets.catalog_api.openapi import openapi_document
 from fashion_assets.replica import ReplicaServer
 from fashion_assets.resources import catalog_engine
-from fashion_assets.runs import crawl_partitions
 from fashion_assets.storage import ObjectStore, open_store
 from tests.catalog_db import query
 from tests.conftest import normal_brands, pipeline_env
 from tests.integration.test_promotion import promote, set_status
 from tests.integration.test_review_app import serve
+from tests.pipeline import crawl_partitions
 
 
 class Clock:

@@ -20,10 +20,10 @@ from fashion_assets.definitions import build_definitions
 from fashion_assets.domain.export import ENTRY_COLUMNS, frame
 from fashion_assets.replica import ReplicaServer
 from fashion_assets.resources import catalog_engine
-from fashion_assets.runs import crawl_partitions
 from fashion_assets.storage import open_store
 from tests.catalog_db import query
 from tests.conftest import normal_brands, pipeline_env
+from tests.pipeline import crawl_partitions
 
 PHOTOS = (
     "SELECT i.{fk}, i.position, i.object_key, NULL, i.source, i.source_image_url,"

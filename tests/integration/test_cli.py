@@ -14,8 +14,8 @@ from click.testing import CliRunner
 from sqlalchemy import create_engine, text
 
 from fashion_assets.cli import main
+from fashion_assets.launch.instance import dagster_instance, local_instance_yaml
 from fashion_assets.replica import HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND, ReplicaServer
-from fashion_assets.runs import dagster_instance, local_instance_yaml
 from tests.catalog_db import query
 from tests.conftest import normal_brands, pipeline_env
 
@@ -144,7 +144,7 @@ def test_crawl_needs_something_to_crawl(cli_env: dict[str, str]) -> None:
 # Dagster itself (its workers do; the command that hands them brands should not).
 CRAWL_ALL = """
 import json, sys
-from fashion_assets.runs import crawl_in_workers
+from fashion_assets.runs import crawl_in_workers  # TODO
 summaries = crawl_in_workers([], 2, all_brands=True)  # Dagster's events go to stdout too
 print(json.dumps({"partitions": [s["partition"] for s in summaries],
                   "success": all(s["success"] for s in summaries),

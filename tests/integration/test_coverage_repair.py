@@ -35,11 +35,11 @@ from fashion_assets.replica import (
     start_replica,
 )
 from fashion_assets.resources import catalog_engine, resources_from_env
-from fashion_assets.runs import crawl_brands
 from fashion_assets.settings import home_dir
 from fashion_assets.storage import open_store
 from tests.catalog_db import query
 from tests.conftest import pipeline_env
+from tests.pipeline import crawl_brands
 
 PHOTOS = 40
 

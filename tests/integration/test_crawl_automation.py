@@ -40,15 +40,16 @@ from fashion_assets.crawl.runway import ListingError
 from fashion_assets.definitions import build_definitions, defs
 from fashion_assets.domain.progress import is_stuck
 from fashion_assets.jobs.crawl_schedule import batch_size
+from fashion_assets.launch.partitions import register_brands
 from fashion_assets.progress import CrawlProgress
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.resources import catalog_engine, resources_from_env
-from fashion_assets.runs import crawl_partitions, register_brands
 from fashion_assets.sensors.stuck_runs import stuck_runs_sensor
 from fashion_assets.tags import BRAND_TAG, CRAWL_TAG, PROMOTION_TAG
 from tests.catalog_db import query
 from tests.conftest import normal_brands, pipeline_env
 from tests.integration.test_crawl_progress import _until as until
+from tests.pipeline import crawl_partitions
 from tests.processes import describe, group_processes
 
 RANGE_START, RANGE_END = "dagster/asset_partition_range_start", "dagster/asset_partition_range_end"
@@ -217,7 +218,7 @@ def test_a_frozen_crawl_process_is_killed_and_a_beating_one_left_alone(
         else:  # the designer page passes, the first show page is held
             server.hold_requests(after=1, kinds=("page",))
         crawl = CrawlProcess({**env, "FASHION_STUCK_AFTER_SECONDS": "600"},
-                             [site.brands[0].slug], 1, tmp_path / "logs")
+                             [site.brands[0].slug], tmp_path / "logs")
         try:
             engine = catalog_engine(database_url)
             wait_until(lambda: server.held_count() >= 1 and [
@@ -309,7 +310,7 @@ def test_a_crawl_held_by_a_request_that_never_completes_stops_beating_and_is_end
                            FASHION_HEARTBEAT_SECONDS="0.2", FASHION_STUCK_AFTER_SECONDS="2",
                            **ONE_AT_A_TIME)
         server.hold_images(after=1)  # the CDN's robots.txt passes
-        crawl = CrawlProcess(env, [site.brands[0].slug], 1, tmp_path / "logs")
+        crawl = CrawlProcess(env, [site.brands[0].slug], tmp_path / "logs")
         try:
             engine = catalog_engine(database_url)
             wait_until(lambda: server.held_count() >= 1 and [

@@ -27,7 +27,7 @@ from fashion_assets.catalog import progress
 from fashion_assets.processes import ProcessMark, is_gone
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.resources import catalog_engine, resources_from_env
-from fashion_assets.runs import PROCESS_TAG
+from fashion_assets.runs import PROCESS_TAG  # TODO
 from fashion_assets.sensors.stuck_runs import stuck_runs_sensor
 from fashion_assets.status import crawler_status
 from fashion_assets.storage import open_store

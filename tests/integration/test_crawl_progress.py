@@ -18,8 +18,8 @@ from fashion_assets.catalog import progress
 from fashion_assets.progress import CrawlProgress
 from fashion_assets.replica import ReplicaServer
 from fashion_assets.resources import catalog_engine
-from fashion_assets.runs import crawl_partitions
 from tests.conftest import normal_brands, pipeline_env
+from tests.pipeline import crawl_partitions
 
 WAIT_S = 20
 

@@ -23,14 +23,15 @@ from fashion_assets.crawl.galleries import source_site
 from fashion_assets.crawl.http import Fetcher, HttpPolicy
 from fashion_assets.definitions import build_definitions
 from fashion_assets.domain.hosts import HostPolicy
+from fashion_assets.launch.partitions import register_brands
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.replica.site import HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND
 from fashion_assets.resources import catalog_engine, resources_from_env
-from fashion_assets.runs import crawl_partitions, discover_designers, register_brands
 from fashion_assets.sources.registry import VOGUE
 from fashion_assets.tags import BRAND_TAG
 from tests.catalog_db import query
 from tests.conftest import pipeline_env
+from tests.pipeline import crawl_partitions, discover_designers
 
 SITE = {"shows_per_brand": 2, "photos_per_show": 3, "seed": 5}
 MONDAY = datetime(2026, 12, 7, 2, 0, tzinfo=UTC)

@@ -207,7 +207,7 @@ def test_four_concurrent_runs_together_keep_to_one_hosts_budget(
     crawls: list[CrawlProcess] = []
     try:
         with gate_closed(replica, after=0):
-            crawls = [CrawlProcess(env, [brand], 1, tmp_path / "logs") for brand in brands * 2]
+            crawls = [CrawlProcess(env, [brand], tmp_path / "logs") for brand in brands * 2]
             wait_until(lambda: holders_wanting_photos() >= 4, "every run to want photos",
                        crawls)
             assert replica.held_count() <= cap

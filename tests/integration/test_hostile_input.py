@@ -39,9 +39,9 @@ from fashion_assets.replica import (
 from fashion_assets.replica.hostile import HOSTILE_CASES, HostileCase, hostile_cases_markdown
 from fashion_assets.replica.pages import JUNK_ITEMS, image_url
 from fashion_assets.replica.site import JUNK_ENTRIES
-from fashion_assets.runs import crawl_brands
 from tests.catalog_db import fresh_postgres_database, snapshot
 from tests.conftest import PG_ENV, pipeline_env
+from tests.pipeline import crawl_brands
 
 # A hang anywhere (a body that never ends, a redirect that never stops) fails the test here.
 pytestmark = pytest.mark.timeout(120)

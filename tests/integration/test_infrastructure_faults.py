@@ -30,11 +30,11 @@ from fashion_assets.definitions import build_definitions
 from fashion_assets.domain.coverage import RepairStep
 from fashion_assets.replica import ReplicaServer, build_site, photo_bytes, start_replica
 from fashion_assets.resources import catalog_engine
-from fashion_assets.runs import crawl_brands, crawl_partitions
 from fashion_assets.settings import home_dir
 from fashion_assets.storage import S3Store, open_store
 from tests.catalog_db import query
 from tests.conftest import new_s3_bucket, normal_brands, pipeline_env
+from tests.pipeline import crawl_brands, crawl_partitions
 from tests.s3server import S3Server, _answers_http, start_moto_server
 
 DEADLINE_S = 120.0

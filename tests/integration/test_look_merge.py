@@ -27,12 +27,12 @@ from fashion_assets.replica import build_site, start_replica
 from fashion_assets.replica.images import photo_body
 from fashion_assets.replica.site import IMAGE_SIZE, RESEMBLANCE_ALIKE, RESEMBLANCE_SAME
 from fashion_assets.resources import catalog_engine
-from fashion_assets.runs import crawl_partitions
 from fashion_assets.storage import open_store
 from tests.catalog_db import query
 from tests.conftest import pipeline_env
 from tests.integration.test_promotion import entry_photos, promote
 from tests.integration.test_review_app import review_app, serve, sign_in, token
+from tests.pipeline import crawl_partitions
 
 SITE = build_site(brands=2, shows_per_brand=2, photos_per_show=24, hostile=False)
 

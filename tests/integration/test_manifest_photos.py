@@ -23,9 +23,9 @@ from fashion_assets.replica import (
     start_replica,
 )
 from fashion_assets.resources import catalog_engine
-from fashion_assets.runs import crawl_brands
 from tests.catalog_db import query
 from tests.conftest import pipeline_env, store_manifests
+from tests.pipeline import crawl_brands
 
 
 def _metadata(instance: DagsterInstance, asset: str) -> dict[str, object]:

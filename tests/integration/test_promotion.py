@@ -19,11 +19,11 @@ from fashion_assets.domain.perceptual_hash import PerceptualHash
 from fashion_assets.domain.promotion import DraftForPromotion, DraftPhoto, merge_photos
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.resources import CatalogResource, catalog_engine
-from fashion_assets.runs import crawl_partitions
 from fashion_assets.sensors.approved_drafts import approved_drafts_sensor
 from fashion_assets.status import catalog_status
 from tests.catalog_db import query, snapshot
 from tests.conftest import normal_brands, pipeline_env
+from tests.pipeline import crawl_partitions
 
 
 def promote(env: dict[str, str], instance: DagsterInstance) -> dict[str, Any]:

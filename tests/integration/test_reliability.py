@@ -31,9 +31,9 @@ from bench.reliability import (
     read_drafts,
 )
 from fashion_assets.replica import FaultPlan, ReplicaServer, build_site, start_replica
-from fashion_assets.runs import crawl_brands
 from tests.catalog_db import fresh_postgres_database
 from tests.conftest import PG_ENV, normal_brands, pipeline_env
+from tests.pipeline import crawl_brands
 
 pytestmark = pytest.mark.slow  # every case starts crawl processes
 
@@ -62,7 +62,7 @@ def test_a_crawl_under_transient_faults_drafts_exactly_what_a_fault_free_crawl_d
         # Two worker processes, as the CLI runs on this machine: each has its own client.
         env = pipeline_env(tmp_path / "faults", catalog_url, f"file://{tmp_path / 'objects'}",
                            server, DAGSTER_HOME=str(tmp_path / "dagster"), **FAULT_CLIENT_ENV)
-        run = CrawlProcess(env, brands, 2, tmp_path / "logs").finish(DEADLINE_S)
+        run = CrawlProcess(env, brands, tmp_path / "logs").finish(DEADLINE_S)
         stats = server.stats()
 
     assert all(summary["success"] for summary in fault_free), fault_free

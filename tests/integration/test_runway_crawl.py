@@ -13,11 +13,11 @@ from dagster import AssetKey, DagsterInstance
 
 from fashion_assets.replica import HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND, ReplicaServer, photo_bytes
 from fashion_assets.replica.hostile import HOSTILE_CASES
-from fashion_assets.runs import crawl_brands
 from fashion_assets.settings import home_dir
 from fashion_assets.storage import open_store
 from tests.catalog_db import query, snapshot
 from tests.conftest import normal_brands, pipeline_env
+from tests.pipeline import crawl_brands
 
 
 def test_crawl_drafts_every_show_once_and_a_recrawl_fetches_no_photo(

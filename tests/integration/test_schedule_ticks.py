@@ -13,9 +13,9 @@ from dagster import DagsterInstance, RunRequest, build_schedule_context
 
 from fashion_assets.definitions import build_definitions
 from fashion_assets.jobs.ticks import MISSED_TICKS_TAG
+from fashion_assets.launch.partitions import register_brands
 from fashion_assets.replica import ReplicaServer
 from fashion_assets.resources import resources_from_env
-from fashion_assets.runs import register_brands
 from tests.catalog_db import query
 from tests.conftest import pipeline_env
 

@@ -82,7 +82,7 @@ def test_a_crawl_is_seen_running_in_each_of_its_steps(
         monkeypatch.setenv(name, value)
 
     server.hold_requests(after=0, kinds=("page",))  # the designer page
-    crawl = CrawlProcess(env, [brand.slug], 1, tmp_path / "logs")
+    crawl = CrawlProcess(env, [brand.slug], tmp_path / "logs")
     try:
         with serve(review_app(engine, store)) as url:
             page = sign_in(url)
@@ -149,7 +149,7 @@ def test_the_crawler_page_follows_a_real_crawl_in_a_browser(
     # through the gate, then the first show's photos, one at a time, and the second show's
     # first photo is held.
     server.hold_requests(after=1 + len(first.photos), kinds=("image",))
-    crawl = CrawlProcess({**env, "FASHION_PHOTOS_WITH_MANIFESTS": "false"}, [brand.slug], 1,
+    crawl = CrawlProcess({**env, "FASHION_PHOTOS_WITH_MANIFESTS": "false"}, [brand.slug],
                          tmp_path / "logs")
     try:
         wait_until(lambda: server.held_count() == 1 and [r[:4] for r in running(engine)] == [

@@ -35,11 +35,11 @@ from fashion_assets.replica import (
 )
 from fashion_assets.replica.pages import original_url
 from fashion_assets.replica.site import ReplicaPhoto
-from fashion_assets.runs import crawl_partitions, heal_store
 from fashion_assets.settings import home_dir
 from fashion_assets.storage import ObjectStore, open_store
 from tests.catalog_db import fresh_postgres_database, query
 from tests.conftest import PG_ENV, pipeline_env
+from tests.pipeline import crawl_partitions, heal_store
 
 SITE = {"shows_per_brand": 3, "photos_per_show": 4, "hostile": False, "seed": 16}
 PHOTOS_PER_BRAND = 12

@@ -27,10 +27,10 @@ from fashion_assets.replica import (
     start_replica,
 )
 from fashion_assets.resources import catalog_engine, resources_from_env
-from fashion_assets.runs import crawl_partitions
 from fashion_assets.sources.registry import VOGUE
 from tests.catalog_db import query, snapshot
 from tests.conftest import normal_brands, pipeline_env
+from tests.pipeline import crawl_partitions
 
 PUBLIC = "https://theimpression.com"
 

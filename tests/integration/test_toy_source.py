@@ -21,10 +21,10 @@ from fashion_assets.definitions import build_definitions
 from fashion_assets.domain.coverage import CoverageRules
 from fashion_assets.replica import build_site, start_replica
 from fashion_assets.resources import catalog_engine
-from fashion_assets.runs import crawl_brands
 from fashion_assets.sources.registry import SOURCES
 from tests.catalog_db import query
 from tests.conftest import pipeline_env
+from tests.pipeline import crawl_brands
 from tests.toy_source import SOURCE, TOY, ToySite
 
 SHARED, OWN = 2, 3  # of each toy gallery: Vogue's looks (the same bytes), its own looks

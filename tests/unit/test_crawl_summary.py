@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from fashion_assets.runs import RunLog, crawl_totals, summary_line
+from dagster import EventLogEntry
+
+from fashion_assets.launch.follow import RunLog
+from fashion_assets.launch.summaries import crawl_totals, summary_line
 
 
 def week(listed: int, waiting: int, **shows: int) -> dict[str, Any]:
@@ -63,8 +67,23 @@ def test_the_total_adds_up_the_partitions() -> None:
         " 4 articles wait for a name")
 
 
-def test_only_verbose_runs_log_dagster_events() -> None:
-    assert RunLog.EVENTS.run_config() == {}  # Dagster's default console logger, DEBUG up
-    for quieter, level in ((RunLog.PROGRESS, "INFO"), (RunLog.QUIET, "ERROR")):
-        assert quieter.run_config() == {"loggers": {"progress": {"config": {
-            "log_level": level}}}}
+def _line(level: int, text: str) -> EventLogEntry:
+    return EventLogEntry(error_info=None, level=level, user_message=text, run_id="0123456789ab",
+                         timestamp=0.0, step_key="runway_drafts", job_name="runway_crawl")
+
+
+def test_a_crawl_prints_its_steps_own_lines_and_only_verbose_prints_every_event() -> None:
+    progress, warning = _line(logging.INFO, "[1/4] chloe fall-2024: created"), _line(
+        logging.WARNING, "chloe: robots.txt refused a page")
+    debug, error = _line(logging.DEBUG, "step input"), _line(
+        logging.ERROR, "Dependencies for step runway_drafts failed")
+
+    assert [RunLog.PROGRESS.line(e) for e in (progress, warning, debug, error)] == [
+        "[1/4] chloe fall-2024: created", "warning: chloe: robots.txt refused a page", None,
+        None]
+    assert [RunLog.QUIET.line(e) for e in (progress, warning, error)] == [None, None, None]
+    verbose = [RunLog.EVENTS.line(e) for e in (debug, error)]
+    assert all(line is not None and "runway_crawl - 01234567 - runway_drafts" in line
+               for line in verbose), verbose
+    assert verbose[1] is not None and verbose[1].endswith(
+        "Dependencies for step runway_drafts failed")

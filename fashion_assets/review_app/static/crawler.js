@@ -41,7 +41,7 @@
     document.getElementById("queue-note").textContent = data.queue_note;
     document.getElementById("updated").textContent = data.now;
     fill("running", data.running.map((r) => el("tr", {
-      class: "crawl" + (r.stale ? " stale amber" : "") + (r.process_gone ? " gone" : ""),
+      class: "crawl" + (r.stale ? " stale amber" : "") + (r.run_ended ? " gone" : ""),
       id: "crawl-" + r.run_id,
     }, [
       td(twoLines(r.partition_key, "run " + r.run_id), {class: "partition"}),
@@ -49,8 +49,8 @@
       td(bar("shows", r.shows_done, r.shows_total, r.unit)),
       td(bar("photos", r.photos_done, r.photos_total)),
       td([r.current_show], {class: "current-show"}),
-      td([r.heartbeat_age + " ago", ...(r.process_gone
-        ? [el("br"), el("small", {class: "gone"}, ["process gone"])] : [])],
+      td([r.heartbeat_age + " ago", ...(r.run_ended
+        ? [el("br"), el("small", {class: "gone"}, ["run ended"])] : [])],
          {class: "heartbeat"}),
     ])), 6, "No crawl running.");
     fill("queued", data.queued.map((q) => el("tr", {class: "queued", id: "queued-" + q.run_id}, [

@@ -1,0 +1,199 @@
+"""The Dagster deployment that runs the command's runs: the user's, or one of its own.
+
+With ``FASHION_DAGSTER_URL`` set, the command submits to that webserver (``dagster dev`` of
+the same ``DAGSTER_HOME``, or a production deployment): its daemon launches the runs, its
+code location's environment is theirs. Unset, the command starts ``dagster dev`` on this
+machine with its own environment and ``DAGSTER_HOME`` for as long as it runs (through
+``watchdog.py``, so that the deployment never outlives it) and stops it at the end.
+
+A command killed outright (SIGKILL, the OOM killer) takes its deployment along, and the runs
+it was executing with it: Dagster still says they run, and their partitions' queue limits
+would hold every later crawl of them. Each such deployment holds a lock in ``DAGSTER_HOME``
+for as long as its command lives and tags its runs with its id (``DEPLOYMENT_TAG``); the
+next command fails the runs of deployments whose lock is free (``fail_runs_of_ended``).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import httpx
+
+from fashion_assets import settings
+from fashion_assets.launch.graphql import GraphQL
+
+STARTUP_DEADLINE_S = 180.0
+"""How long ``dagster dev`` has to answer: a loaded 2-core machine imports Dagster in three
+processes at once."""
+POLL_S = 0.1
+STOP_WAIT_S = 30.0
+DEPLOYMENT_TAG = "fashion-assets/deployment"
+"""On every run submitted to a deployment the command started: the deployment's id."""
+
+
+class DeploymentError(RuntimeError):
+    """No deployment to run on: the message says what to do."""
+
+
+@dataclass
+class Deployment:
+    """A running deployment: its webserver's GraphQL and the log of ``dagster dev`` (when
+    the command started it)."""
+
+    url: str
+    graphql: GraphQL
+    log: Path | None = None
+    id: str = ""  # a deployment the command started: the id its runs are tagged with
+
+    def tags(self) -> dict[str, str]:
+        """The tags of every run submitted to this deployment."""
+        return {DEPLOYMENT_TAG: self.id} if self.id else {}
+
+
+def answers(url: str) -> bool:
+    """Whether a Dagster webserver answers at ``url``."""
+    try:
+        return httpx.get(f"{url}/server_info", timeout=5).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@contextmanager
+def deployment(env: Mapping[str, str] | None = None,
+               note: Any = lambda line: None) -> Iterator[Deployment]:
+    """The deployment of ``FASHION_DAGSTER_URL``, or ``dagster dev`` started for the block
+    (``note`` gets a line saying so). ``env`` is the environment of the runs then (the
+    command's own by default)."""
+    env = dict(os.environ if env is None else env)
+    url = settings.setting(env, "FASHION_DAGSTER_URL").strip().rstrip("/")
+    if url:
+        if not answers(url):
+            raise DeploymentError(
+                f"no Dagster webserver answers at {url} (FASHION_DAGSTER_URL): start it "
+                "(`dagster dev`), or unset FASHION_DAGSTER_URL and the command starts one")
+        yield Deployment(url, GraphQL(url))
+        return
+    with _local_dagster_dev(env, note) as local:
+        yield local
+
+
+@contextmanager
+def _local_dagster_dev(env: dict[str, str], note: Any) -> Iterator[Deployment]:
+    from fashion_assets.launch.instance import default_dagster_home
+
+    home = default_dagster_home()
+    logs = home / "logs"
+    logs.mkdir(exist_ok=True)
+    log = logs / "dagster-dev.log"
+    deployment_id = uuid.uuid4().hex
+    lock = _hold_lock(home, deployment_id)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "fashion_assets.launch.watchdog",
+               str(Path(sys.executable).parent / "dagster"), "dev",
+               "-m", "fashion_assets.definitions", "--host", "127.0.0.1", "-p", str(port)]
+    started = time.monotonic()
+    with open(log, "ab") as out:
+        watchdog = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out,
+                                    stderr=subprocess.STDOUT, start_new_session=True,
+                                    env={**env, "DAGSTER_HOME": str(home)})
+    assert watchdog.stdin is not None
+    try:
+        _wait_until_up(url, watchdog, log)
+        note(f"started Dagster (`dagster dev`: webserver, daemon) for this command in "
+             f"{time.monotonic() - started:.1f} s, at {url}; its log: {log}")
+        yield Deployment(url, GraphQL(url), log, deployment_id)
+    finally:
+        _stop(watchdog, watchdog.stdin)
+        _lock_path(home, deployment_id).unlink(missing_ok=True)
+        os.close(lock)
+
+
+def _lock_path(home: Path, deployment_id: str) -> Path:
+    return home / "deployments" / f"{deployment_id}.lock"
+
+
+def _hold_lock(home: Path, deployment_id: str) -> int:
+    """The deployment's lock, held (the kernel frees it when this process ends)."""
+    path = _lock_path(home, deployment_id)
+    path.parent.mkdir(exist_ok=True)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _ended(home: Path, deployment_id: str) -> bool:
+    """Whether the command that started deployment ``deployment_id`` has ended (its lock is
+    free, or gone)."""
+    path = _lock_path(home, deployment_id)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
+
+
+def fail_runs_of_ended(instance: Any, engine: Any) -> list[str]:
+    """Fail the runs not ended of deployments the command started whose command has ended
+    (killed outright), and end their progress rows; their ids."""
+    from dagster import DagsterRunStatus, RunsFilter
+
+    from fashion_assets.catalog import progress as progress_catalog
+    from fashion_assets.launch.instance import default_dagster_home
+
+    home = default_dagster_home()
+    live = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING,
+            DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING]
+    failed = []
+    for run in instance.get_runs(RunsFilter(statuses=live)):
+        deployment_id = run.tags.get(DEPLOYMENT_TAG)
+        if deployment_id and _ended(home, deployment_id):
+            note = ("the command that submitted this run was killed, and the `dagster dev` it "
+                    "had started for its runs ended with it")
+            instance.report_run_failed(run, note)
+            progress_catalog.finish(engine, run.run_id, "failed", note)
+            failed.append(run.run_id)
+    return failed
+
+
+def _wait_until_up(url: str, watchdog: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_DEADLINE_S
+    while not answers(url):
+        if watchdog.poll() is not None or time.monotonic() > deadline:
+            tail = log.read_text(errors="replace")[-2000:]
+            raise DeploymentError(f"`dagster dev` did not start (see {log}):\n{tail}")
+        time.sleep(POLL_S)  # polling a real condition: the webserver's answer
+
+
+def _stop(watchdog: subprocess.Popen[bytes], pipe: BinaryIO) -> None:
+    """Close the watchdog's pipe (it stops ``dagster dev``) and wait for it to be done."""
+    pipe.close()
+    try:
+        watchdog.wait(STOP_WAIT_S)
+    except subprocess.TimeoutExpired:
+        watchdog.kill()
+        watchdog.wait()
+
+
+def _free_port() -> int:
+    """A port the OS just handed out; the webserver binds it right after."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

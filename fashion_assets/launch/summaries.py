@@ -1,0 +1,188 @@
+"""What a run did, read back from the instance: the crawl summaries the command prints.
+
+A run's summary comes from its event log (its materializations' metadata, its outputs, the
+failure of a step), whoever executed the run: the daemon's run process, or a test's
+``execute_in_process`` on the same instance. One rule for both, so what the command prints
+is what the UI shows.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from fashion_assets.sources.registry import RUNWAY_PARTITION_NAMES, Source, runway_sources
+
+
+@dataclass(frozen=True)
+class CrawlKind:
+    """One kind of crawl: its job, its partitions, the listing asset that says how much was
+    listed and the drafts asset that sums up the rest, and what name its entries can wait
+    for (``""``: none wait)."""
+
+    name: str
+    job: str
+    partitions: str
+    listing_asset: str
+    drafts_asset: str
+    outcome_prefix: str
+    waits_for: str = ""
+
+
+def _runway_kind(name: str, source: Source) -> CrawlKind:
+    """A runway source's crawl, as its declaration names its job and assets."""
+    names, by = source.runway_names, source.runway_partitioning
+    assert names is not None and by is not None
+    return CrawlKind(name, names.crawl_job, RUNWAY_PARTITION_NAMES[by], names.listings,
+                     names.drafts, "shows_", waits_for="brand" if by == "season" else "")
+
+
+@functools.cache
+def crawl_kinds() -> dict[str, CrawlKind]:
+    """``--brand``, ``--season``, ``--week`` and ``batch`` (consecutive brand partitions in
+    one run, keyed ``first..last``): the registry's runway source partitioned each way.
+
+    A second source partitioned like one of them is crawled by the schedules, sensors,
+    backfills and the UI; the command line would need an option to choose between them, so
+    it refuses to guess, when it is asked (never at import: the code location loads)."""
+    kinds: dict[str, CrawlKind] = {}
+    for source in runway_sources():
+        by = source.runway_partitioning
+        assert by is not None
+        if by in kinds:
+            raise ValueError(f"two runway sources are partitioned by {by}: "
+                             f"fashion-assets crawl cannot tell which --{by} means")
+        kinds[by] = _runway_kind(by, source)
+    kinds["week"] = CrawlKind("week", "street_style_crawl", "fashion_weeks",
+                              "street_style_listings", "street_snap_drafts", "articles_",
+                              waits_for="city")
+    kinds["batch"] = replace(kinds["brand"], name="batch")
+    return kinds
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """A run's end as its event log tells it: each asset's last materialization metadata
+    and each step's output metadata (plain values), and the failures' messages."""
+
+    run_id: str
+    success: bool
+    materializations: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    outputs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    errors: Sequence[str] = ()
+
+
+def run_outcome(instance: Any, run_id: str) -> RunOutcome:
+    """Read ``run_id``'s outcome from ``instance`` (the run has ended)."""
+    from dagster import DagsterEventType, DagsterRunStatus
+
+    from fashion_assets.report import plain_value
+
+    run = instance.get_run_by_id(run_id)
+    materializations: dict[str, dict[str, Any]] = {}
+    outputs: dict[str, dict[str, Any]] = {}
+    errors: list[str] = []
+    wanted = {DagsterEventType.ASSET_MATERIALIZATION, DagsterEventType.STEP_OUTPUT,
+              DagsterEventType.STEP_FAILURE, DagsterEventType.RUN_FAILURE}
+    for entry in instance.all_logs(run_id, of_type=wanted):
+        event = entry.dagster_event
+        if event.event_type is DagsterEventType.ASSET_MATERIALIZATION:
+            materialization = event.step_materialization_data.materialization
+            materializations[materialization.asset_key.path[-1]] = {
+                k: plain_value(v) for k, v in materialization.metadata.items()}
+        elif event.event_type is DagsterEventType.STEP_OUTPUT:
+            outputs[event.step_key] = {k: plain_value(v) for k, v in
+                                       event.step_output_data.metadata.items()}
+        elif event.event_type is DagsterEventType.STEP_FAILURE:
+            errors.append(root_message(event.step_failure_data.error, entry.message))
+        elif not errors:  # a run that failed before any step did (its process, its plan)
+            error = getattr(event.event_specific_data, "error", None)
+            errors.append(root_message(error, entry.message or "run failed"))
+    return RunOutcome(run_id, run is not None and run.status is DagsterRunStatus.SUCCESS,
+                      materializations, outputs, errors)
+
+
+def root_message(error: Any, fallback: str) -> str:
+    """The message of the exception that failed a step, not Dagster's wrapper of it, and
+    without its class name (``dagster...Failure: ``): the message says what went wrong."""
+    while error is not None and error.cause is not None:
+        error = error.cause
+    if error is None:
+        return fallback
+    named, _, message = error.message.strip().partition(": ")
+    return message if message and named.rsplit(".", 1)[-1] == error.cls_name else (
+        error.message.strip())
+
+
+def job_summary(outcome: RunOutcome, *, asset: str = "", step: str = "") -> dict[str, Any]:
+    """A run of one job (designer discovery, a store heal tick): the metadata of ``asset``'s
+    materialization or of ``step``'s output, and the failure if it failed."""
+    summary: dict[str, Any] = {"run_id": outcome.run_id, "success": outcome.success}
+    summary.update(outcome.materializations.get(asset, {}) if asset else {})
+    summary.update(outcome.outputs.get(step, {}) if step else {})
+    if not outcome.success:
+        summary["error"] = outcome.errors[0] if outcome.errors else "run failed"
+    return summary
+
+
+def crawl_summary(kind: CrawlKind, key: str, outcome: RunOutcome) -> dict[str, Any]:
+    """Counts of a crawl run from its listing and drafts assets' metadata, or the failure."""
+    from fashion_assets.domain.ingest import Outcome
+
+    summary: dict[str, Any] = {"kind": kind.name, kind.name: key, "partition": key,
+                               "run_id": outcome.run_id, "success": outcome.success}
+    listing = outcome.materializations.get(kind.listing_asset)
+    if listing is not None:
+        summary["listed"] = listing.get("listed", 0)
+        summary["waiting_for_name"] = listing.get("waiting_for_name", 0)
+        if kind.waits_for:
+            summary["waits_for"] = kind.waits_for
+    drafts = outcome.materializations.get(kind.drafts_asset)
+    if drafts is not None:
+        # Named one by one: other keys share the prefix ("shows_done", "shows_table"...).
+        summary["shows"] = {o.value: drafts[kind.outcome_prefix + o.value] for o in Outcome}
+        summary["images_stored"] = drafts["images_stored"]
+        summary["images_missing"] = drafts["images_missing"]
+        # The store heal of the partition's photos: lost ones found, fetched again, not.
+        summary["photos_lost"] = drafts.get("heal_missing", 0)
+        summary["photos_healed"] = drafts.get("heal_healed", 0)
+    if not outcome.success:
+        summary["error"] = outcome.errors[0] if outcome.errors else "run failed"
+    return summary
+
+
+def summary_line(s: Mapping[str, Any], *, program: str = "fashion-assets") -> str:
+    """One line per crawled partition for the terminal: outcomes and photos, or how many
+    entries were listed and how many wait for a name (``program``: how the user types
+    ``fashion-assets``, for the command that lists the names)."""
+    if not s["success"]:
+        return f"{s['partition']}: FAILED - {s.get('error', 'see the run in the Dagster UI')}"
+    outcomes = ", ".join(f"{v} {k}" for k, v in s.get("shows", {}).items() if v)
+    listed, waiting = s.get("listed", 0), s.get("waiting_for_name", 0)
+    if not outcomes and not listed:
+        return f"{s['partition']}: nothing listed"
+    text = outcomes or f"{listed} listed"
+    if waiting:
+        count = "" if waiting == listed and not outcomes else f"{waiting} "
+        text += (f", {count}waiting for a {s.get('waits_for', 'brand or city')} name"
+                 f" ({program} names list)")
+    if not outcomes:
+        return f"{s['partition']}: {text}"
+    lost = s.get("photos_lost", 0)
+    return (f"{s['partition']}: {text}; "
+            f"{s.get('images_stored', 0)} photos stored, {s.get('images_missing', 0)} missing"
+            + (f"; {s.get('photos_healed', 0)} of {lost} photos lost from the store fetched "
+               "again" if lost else ""))
+
+
+def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
+    """The whole crawl in one line: runs, failures, drafts created, photos, waiting."""
+    failed = sum(not s["success"] for s in summaries)
+    created = sum(s.get("shows", {}).get("created", 0) for s in summaries)
+    stored = sum(s.get("images_stored", 0) for s in summaries)
+    missing = sum(s.get("images_missing", 0) for s in summaries)
+    waiting = sum(s.get("waiting_for_name", 0) for s in summaries)
+    return (f"{len(summaries)} crawls, {failed} failed: {created} drafts created, {stored}"
+            f" photos stored, {missing} missing; {waiting} articles wait for a name")
