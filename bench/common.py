@@ -1,11 +1,10 @@
 """What every benchmark needs: the replica in its own process, fresh catalogs, and
 measurements of a command (wall time and peak memory of its whole process tree).
 
-Memory is the peak of the summed PSS (proportional set size) of the process and all its
-descendants, sampled every 250 ms. fashion-assets crawls in worker processes forked from one
-that imported the pipeline, and PSS counts their shared pages once, where summing RSS would
-count them per process. (Reading PSS makes the kernel walk page tables: sampled every 20 ms,
-the measurement itself took a fifth of a core from the crawl it measured.)
+Memory is the peak of the summed PSS (proportional set size) of the measured processes,
+sampled every 250 ms: PSS counts the pages they share (the interpreter, the libraries) once,
+where summing RSS counts them per process. (Reading PSS makes the kernel walk page tables:
+sampled every 20 ms, the measurement itself took a fifth of a core from what it measured.)
 """
 
 from __future__ import annotations
@@ -137,32 +136,36 @@ class Measured:
     returncode: int
     stdout: str
     stderr_tail: str
-    # CPU seconds (user and system) of the command's process tree (``tree_cpu_ticks``).
-    cpu_s: float = 0.0
-    # The peak of each minute, in MB, from the first minute on.
-    peak_mb_by_minute: tuple[float, ...] = ()
+    cpu_s: float = 0.0  # CPU seconds (user and system) of the processes (``tree_cpu_ticks``)
+    peak_mb_by_minute: tuple[float, ...] = ()  # the peak of each minute, from the first on
+    peak_rss_mb: float = 0.0  # the peak of the summed RSS (shared pages in each process)
+    run_processes: int = 0  # a deployment's run processes measured (``bench.deployed``)
+    peak_runs_mb: float = 0.0  # the peak of their summed PSS alone, without the command
 
 
-def measure(command: list[str], env: Mapping[str, str], cwd: Path | None = None) -> Measured:
+def measure(command: list[str], env: Mapping[str, str], cwd: Path | None = None, *,
+            sampler: Callable[[int], PeakPss] | None = None) -> Measured:
     """Run ``command`` (this checkout's code first on its path) to completion, sampling the
-    PSS and the CPU time of its process tree.
+    PSS and the CPU time of its process tree (``sampler``, given the command's pid: of the
+    processes it says).
 
-    The CPU time is sampled too, process by process (``tree_cpu_ticks``): the crawl's
-    workers are forked by a fork server that nobody waits for, so the kernel's accounting of
-    waited-for children (``RUSAGE_CHILDREN``) never sees them. That accounting gives the
-    command's own process whole, with the children it waited for."""
+    The CPU time is sampled process by process (``tree_cpu_ticks``): processes a server
+    starts and reaps (a code server's runs) are not in the kernel's accounting of this
+    process's waited-for children (``RUSAGE_CHILDREN``), which gives the command's own
+    process whole, with the children it waited for."""
     before = _children_ticks()
     started = time.perf_counter()
     process = subprocess.Popen(command, env={**os.environ, **checkout_env(), **env}, cwd=cwd,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    sampler = _PeakPss(process.pid)
-    sampler.start()
+    sampling = (sampler or PeakPss)(process.pid)
+    sampling.start()
     stdout, stderr = process.communicate()
     wall = time.perf_counter() - started
-    sampler.stop()
-    sampler.root_whole(_children_ticks() - before)
-    return Measured(wall, sampler.peak_kb / 1024, process.returncode, stdout, stderr[-4000:],
-                    sampler.cpu_s, tuple(kb / 1024 for kb in sampler.by_minute))
+    sampling.stop()
+    sampling.root_whole(_children_ticks() - before)
+    return Measured(wall, sampling.peak_kb / 1024, process.returncode, stdout, stderr[-4000:],
+                    sampling.cpu_s, tuple(kb / 1024 for kb in sampling.by_minute),
+                    sampling.peak_rss_kb / 1024, **sampling.extra())
 
 
 def _children_ticks() -> int:
@@ -185,10 +188,10 @@ def tree_cpu_ticks(processes: Mapping[tuple[int, int], ProcessCpu],
                    vanished: Mapping[tuple[int, int], int]) -> int:
     """The CPU ticks a process tree used, from samples of each process's ``/proc`` stat.
 
-    A process's own ticks are only known up to its last sample, and a crawl's workers (a
-    fresh one per run) end between samples. A process that ends is waited for by its parent
-    (the fork server waits for its workers), and from then on its whole CPU time, its last
-    moments too, is in the parent's ``reaped`` ticks. So a process that vanished (not found
+    A process's own ticks are only known up to its last sample, and a crawl's run processes
+    end between samples. A process that ends is waited for by its parent (the code server
+    reaps its run processes), and from then on its whole CPU time, its last moments too, is
+    in the parent's ``reaped`` ticks. So a process that vanished (not found
     at sample ``vanished[key]``) while its parent was sampled at or after that is counted
     through its parent, and every other process as it was last sampled.
     """
@@ -201,25 +204,31 @@ def tree_cpu_ticks(processes: Mapping[tuple[int, int], ProcessCpu],
     return total
 
 
-class _PeakPss(threading.Thread):
-    """Samples a command's process tree: its PSS, the peak of each minute, and each process's
-    CPU ticks. A process once found is sampled until it ends, even after the command ended
-    (its fork server outlives it a moment), so it is known who waited for whom."""
+class PeakPss(threading.Thread):
+    """Samples a command's process tree: its PSS (and RSS), the peak of each minute, and each
+    process's CPU ticks. A process once found is sampled until it ends, even after the
+    command ended, so it is known who waited for whom. Subclasses measure other processes
+    with it (``_members``), and name those whose reaped children count (``_reapers``)."""
 
     def __init__(self, pid: int, interval_s: float = 0.25) -> None:
         super().__init__(daemon=True)
         self.pid = pid
         self.interval_s = interval_s
         self.peak_kb = 0
+        self.peak_rss_kb = 0
         self.by_minute: list[int] = []
         self._cpu: dict[tuple[int, int], ProcessCpu] = {}  # (pid, start time): CPU ticks
         self._vanished: dict[tuple[int, int], int] = {}  # (pid, start time): the sample
+        self._reaper_keys: set[tuple[int, int]] = set()
         self._sample = 0
         self._done = threading.Event()
 
     @property
     def cpu_s(self) -> float:
         return tree_cpu_ticks(self._cpu, self._vanished) / os.sysconf("SC_CLK_TCK")
+
+    def extra(self) -> dict[str, Any]:  # ``Measured``'s fields of a subclass's processes
+        return {}
 
     def root_whole(self, ticks: int) -> None:
         """The command's process, once ended and waited for: its whole CPU time and that of
@@ -229,21 +238,38 @@ class _PeakPss(threading.Thread):
                 self._cpu[key] = ProcessCpu(ticks, 0, None,
                                             self._vanished.get(key, self._sample))
 
+    def _members(self) -> list[int]:
+        """The processes measured this sample: the command's tree, and the trees of those
+        found before that still run (a child whose parent ended)."""
+        alive = [key[0] for key in self._cpu
+                 if key not in self._vanished and key not in self._reaper_keys]
+        return list(dict.fromkeys(pid for top in [self.pid, *alive] for pid in tree(top)))
+
+    def _reapers(self) -> dict[int, tuple[int, int]]:
+        """Processes not measured whose reaped children count whole (``tree_cpu_ticks``),
+        ``pid: (start time, reaped ticks to count)``. None here."""
+        return {}
+
     def run(self) -> None:
         started = time.monotonic()
         while not self._done.is_set():
             self._sample += 1
-            alive = [key[0] for key, cpu in self._cpu.items() if key not in self._vanished]
-            tree = list(dict.fromkeys(pid for top in [self.pid, *alive] for pid in _tree(top)))
-            stats = {pid: stat for pid in tree if (stat := _cpu_stat(pid)) is not None}
+            members = self._members()
+            stats = {pid: stat for pid in members if (stat := cpu_stat(pid)) is not None}
+            reapers = self._reapers()
             keys = {pid: (pid, stat[0]) for pid, stat in stats.items()}
+            keys.update({pid: (pid, start) for pid, (start, _) in reapers.items()})
             for pid, (_, own, reaped, ppid) in stats.items():
                 self._cpu[keys[pid]] = ProcessCpu(own, reaped, keys.get(ppid), self._sample)
+            for pid, (start, reaped) in reapers.items():
+                self._reaper_keys.add((pid, start))
+                self._cpu[(pid, start)] = ProcessCpu(0, reaped, None, self._sample)
             for key, cpu in self._cpu.items():
                 if cpu.last_seen == self._sample - 1:
                     self._vanished[key] = self._sample
-            kb = sum(_pss_kb(p) for p in tree)
+            kb = self._summed_pss(members)
             self.peak_kb = max(self.peak_kb, kb)
+            self.peak_rss_kb = max(self.peak_rss_kb, sum(_rss_kb(p) for p in members))
             minute = int((time.monotonic() - started) // 60)
             if minute >= len(self.by_minute):
                 self.by_minute.extend([0] * (minute + 1 - len(self.by_minute)))
@@ -254,8 +280,11 @@ class _PeakPss(threading.Thread):
         self._done.set()
         self.join()
 
+    def _summed_pss(self, members: list[int]) -> int:  # the sample's summed PSS
+        return sum(pss_kb(p) for p in members)
 
-def _tree(root: int) -> list[int]:
+
+def tree(root: int) -> list[int]:
     """``root`` and its descendants, from /proc (children of every thread)."""
     pids, frontier = [root], [root]
     while frontier:
@@ -275,7 +304,7 @@ def _tree(root: int) -> list[int]:
     return pids
 
 
-def _cpu_stat(pid: int) -> tuple[int, int, int, int] | None:
+def cpu_stat(pid: int) -> tuple[int, int, int, int] | None:
     """A process's start time, its own CPU ticks (user and system), those of the children it
     waited for, and its parent's pid, from its stat."""
     try:
@@ -289,7 +318,15 @@ def _cpu_stat(pid: int) -> tuple[int, int, int, int] | None:
             int(fields[13]) + int(fields[14]), int(fields[1]))
 
 
-def _pss_kb(pid: int) -> int:
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as handle:
+            return int(handle.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def pss_kb(pid: int) -> int:
     try:
         with open(f"/proc/{pid}/smaps_rollup") as handle:
             for line in handle:

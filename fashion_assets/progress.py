@@ -8,8 +8,9 @@ the log still shows every show's outcome, in order, as the run goes.
 the status command, the /crawler page and the stuck-run rule read it from other processes.
 
 A step beats only while it makes progress (``domain/progress.py: keeps_beating``), so one
-held for ever by a request that never completes looks stuck and is ended. A crawl stopped by
-a signal cancels the steps running in this process (``stop_steps``, from ``runs.py``).
+held for ever by a request that never completes looks stuck and is ended. A run terminated
+through Dagster (the command stopped by a signal, the stuck-run sensor) is interrupted in
+its run process, which cancels the step where it awaits.
 
 The ``fashion-assets`` command prints those lines from the run's event log without the rest
 of it (``launch/follow.py: RunLog``), so a user reads shows and warnings instead of Dagster's
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -59,55 +59,6 @@ class ProgressLog:
             self._emit("\n".join(self._lines))
             self._lines = []
         self._last = self._clock()
-
-
-class _RunningSteps:
-    """The crawl steps of this process that run on an event loop (inside ``beating``), so a
-    crawl stopped by a signal can cancel them from its main thread, at whatever they await.
-
-    Once stopped, no step starts until ``allow`` (the stopped crawl's thread has ended): a
-    run whose step was cancelled does not go on to its next step.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._steps: dict[asyncio.Task[Any], asyncio.AbstractEventLoop] = {}
-        self.reason = ""  # why they were stopped; "" while steps may run
-
-    def add(self, task: asyncio.Task[Any]) -> None:
-        with self._lock:
-            self._steps[task] = asyncio.get_running_loop()
-            if self.reason:
-                task.cancel(self.reason)  # stopped between the step's start and its loop
-
-    def remove(self, task: asyncio.Task[Any]) -> None:
-        with self._lock:
-            self._steps.pop(task, None)
-
-    def stop(self, reason: str) -> None:
-        with self._lock:
-            self.reason = reason
-            for task, loop in self._steps.items():
-                loop.call_soon_threadsafe(task.cancel, reason)
-
-    def allow(self) -> None:
-        with self._lock:
-            self.reason = ""
-
-
-_RUNNING = _RunningSteps()
-
-
-def stop_steps(reason: str) -> None:
-    """Cancel every crawl step of this process where it waits (its row ends ``terminated``
-    and its run fails, ``reason`` in both), and refuse to start new ones until
-    ``allow_steps``."""
-    _RUNNING.stop(reason)
-
-
-def allow_steps() -> None:
-    """Let crawl steps start again, after ``stop_steps``."""
-    _RUNNING.allow()
 
 
 class CrawlProgress:
@@ -153,9 +104,6 @@ class CrawlProgress:
         self.shows_total = shows_total
 
     def __enter__(self) -> CrawlProgress:
-        if _RUNNING.reason:  # the crawl was stopped: its run ends here, not at its next step
-            progress_catalog.finish(self.engine, self.run_id, "terminated", _RUNNING.reason)
-            raise asyncio.CancelledError(_RUNNING.reason)
         kind, partition_key, shows_total, photos_total, step, unit = self._start
         progress_catalog.start(self.engine, self.run_id, kind, partition_key, shows_total,
                                step=step, unit=unit, photos_total=photos_total)
@@ -186,7 +134,7 @@ class CrawlProgress:
     @asynccontextmanager
     async def beating(self) -> AsyncIterator[None]:
         """Beat every ``heartbeat_s`` seconds while the block runs on the event loop and
-        makes progress (``keeps_beating``); the block is cancelled by ``stop_steps``."""
+        makes progress (``keeps_beating``)."""
         async def beat_while_progressing() -> None:
             silent = False
             while True:
@@ -200,14 +148,10 @@ class CrawlProgress:
                                "heartbeat stops, and stuck_runs_sensor ends the run unless "
                                "something finishes first")
 
-        step = asyncio.current_task()
-        assert step is not None  # an async context manager runs in a task
-        _RUNNING.add(step)
         beats = asyncio.create_task(beat_while_progressing())
         try:
             yield
         finally:
-            _RUNNING.remove(step)
             beats.cancel()
             with suppress(asyncio.CancelledError):
                 await beats

@@ -116,9 +116,10 @@ SETTINGS: tuple[Setting, ...] = (
             "registers; wins over FASHION_DISCOVERY_ALLOW. Brands already registered stay."),
     Setting("FASHION_DISCOVERY_SEASONS", "4", "How many of the seasons the runway landing page "
             "names discovery reads the season page of (newest first); 0: the directory only."),
-    Setting("FASHION_CRAWL_BATCH_BRANDS", "25", "Brands per crawl run of the schedule, of a "
-            "backfill (every crawl asset's backfill policy: brands, seasons and fashion weeks "
-            "alike) and of `fashion-assets crawl --all`; read when the code location loads."),
+    Setting("FASHION_CRAWL_BATCH_BRANDS", "25", "Partitions per crawl run of the schedule "
+            "(brands), of a backfill (every crawl asset's backfill policy: brands, seasons and "
+            "fashion weeks alike; read when the code location loads) and at most per run of "
+            "`fashion-assets crawl`."),
     Setting("FASHION_STUCK_AFTER_SECONDS", "300", "A crawl run whose heartbeat has not moved for "
             "this long is stuck: stuck_runs_sensor terminates it, the /crawler page shows it "
             "amber."),
@@ -147,8 +148,8 @@ SETTINGS: tuple[Setting, ...] = (
             "about every two days."),
     Setting("FASHION_CELERY_CONFIG", "", "A Celery executor's YAML (deploy/celery.yaml): "
             "the steps of every run the daemon launches go to Celery workers through its "
-            "broker. Empty: each step is a process on the run's host. `fashion-assets crawl` "
-            "always runs in its own processes (docs/operations.md)."),
+            "broker. Empty: a run executes its steps in its own process, on the run "
+            "launcher's host (docs/operations.md)."),
     Setting("FASHION_REVIEW_URL", "http://127.0.0.1:8810", "Where editors reach the review "
             "page; promotion metadata shows thumbnails and links through it."),
     Setting("FASHION_REVIEW_HOSTS", "", "Comma-separated host names the review page answers "

@@ -12,16 +12,22 @@ processes are then killed, so one broken test does not leave them running for th
 What the pytest process itself forks, without ``-n``, keeps the environment pytest was started
 with and is not seen; the README's command runs with ``-n``.
 
-Tests of a crawl's own processes find them by its process group (``group_processes``): a
-crawl started in a session of its own leads one, which its workers and helpers share.
+A crawl's own processes carry a mark of their own (``CrawlProcess``, ``bench/crawls.py``):
+its command's and, inherited, its deployment's (watchdog, ``dagster dev``, webserver, daemon,
+code server, run processes), which live in a session of their own. ``wait_gone`` waits for
+such processes to end, ``run_process_pid`` names the process that executes a run, and
+``wait_run_ended`` waits for a terminated run to end with its process.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import time
 import uuid
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import psutil
 
@@ -61,19 +67,6 @@ def describe(proc: psutil.Process) -> str:
         return f"pid {proc.pid} (gone)"
 
 
-def group_processes(pgid: int) -> list[psutil.Process]:
-    """The processes of group ``pgid`` still alive (zombies are dead), found through psutil
-    rather than the /proc reading of the code under test."""
-    found = []
-    for proc in psutil.process_iter():
-        try:
-            if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
-                found.append(proc)
-        except (ProcessLookupError, psutil.NoSuchProcess):
-            continue  # ended while being looked at
-    return found
-
-
 def leftover_processes(mark: str, grace_s: float = GRACE_S) -> list[str]:
     """The processes still alive that carry ``mark``, described.
 
@@ -94,3 +87,63 @@ def leftover_processes(mark: str, grace_s: float = GRACE_S) -> list[str]:
             pass
     psutil.wait_procs(alive, timeout=5)
     return described
+
+
+def state(proc: psutil.Process) -> str:
+    """Its state letter's psutil name; "gone" rather than an error, as polls race exits."""
+    try:
+        return proc.status()
+    except psutil.NoSuchProcess:
+        return "gone"
+
+
+def wait_gone(find: Callable[[], list[psutil.Process]], what: str, deadline_s: float) -> None:
+    """Poll ``find`` (the processes of something that ended: a crawl's deployment) until it
+    finds none; past ``deadline_s``, fail naming each one left, as ``describe`` does."""
+    deadline = time.monotonic() + deadline_s
+    while left := find():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: still running after {deadline_s:.0f} s: "
+                                 f"{[describe(p) for p in left]}")
+        time.sleep(POLL_S)  # the polling interval of a real condition
+
+
+def still_running(procs: Iterable[psutil.Process]) -> list[psutil.Process]:
+    """Those of ``procs`` still running (a zombie is dead; a reused pid is not the same
+    process: psutil compares creation times)."""
+    return [p for p in procs if p.is_running() and state(p) not in ("gone",
+                                                                       psutil.STATUS_ZOMBIE)]
+
+
+def run_process_pid(instance: Any, run_id: str) -> int:
+    """The pid of the process that executes run ``run_id``, as the run's own log says it
+    ("Started process for run (pid: N)", the engine event of Dagster's run process)."""
+    from dagster import DagsterEventType
+
+    for entry in instance.all_logs(run_id, of_type=DagsterEventType.ENGINE_EVENT):
+        found = re.match(r"Started process for run \(pid: (\d+)\)", entry.message or "")
+        if found:
+            return int(found.group(1))
+    raise AssertionError(f"run {run_id} logged no process start")
+
+
+class RunNotEnded(AssertionError):
+    """A run that was terminated has not ended, or its process still runs."""
+
+
+def wait_run_ended(instance: Any, run_id: str, process: psutil.Process,
+                   deadline_s: float = 60.0) -> str:
+    """Wait until run ``run_id`` has ended in Dagster (success, failure, canceled) and its
+    ``process`` is gone; the run's status. A run terminated through its launcher ends in
+    seconds (its step interrupted where it waits); past ``deadline_s``, ``RunNotEnded``."""
+    from dagster import DagsterRunStatus
+
+    ended = {DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED}
+    deadline = time.monotonic() + deadline_s
+    while (run := instance.get_run_by_id(run_id)).status not in ended or still_running(
+            [process]):
+        if time.monotonic() > deadline:
+            raise RunNotEnded(f"terminated run {run_id} is {run.status.value} after "
+                              f"{deadline_s:.0f} s, its process {describe(process)}")
+        time.sleep(POLL_S)  # polling a real condition: the run's status, its process
+    return run.status.value

@@ -7,7 +7,8 @@ that order, never of a sorted copy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -37,3 +38,43 @@ def batches(keys: Sequence[str], size: int) -> list[Batch]:
         raise ValueError(f"a batch holds at least one key, got {size}")
     return [Batch(keys[i], keys[min(i + size, len(keys)) - 1], len(keys[i:i + size]))
             for i in range(0, len(keys), size)]
+
+
+def plan_ranges(order: Sequence[str], wanted: Iterable[str], runs: int, max_size: int
+                ) -> list[Batch]:
+    """The ``wanted`` keys as ranges of ``order`` (a partitions definition's order) to crawl,
+    one run each: the crawl of the command, whose runs each pay a fixed cost (a process, the
+    code loaded, the event log) worth paying once per batch rather than once per key.
+
+    A range never covers a key that is not wanted (keys in between that the user did not ask
+    for are not crawled), holds at most ``max_size`` keys, and there are at least as many
+    ranges as ``runs`` (the runs the deployment executes at once) while there are keys to
+    split, so every slot works: the largest range is halved until there are enough. Keys not
+    in ``order`` are ignored (the caller adds them first).
+    """
+    if runs < 1 or max_size < 1:
+        raise ValueError(f"runs and range size are at least 1, got {runs} and {max_size}")
+    wanted = set(wanted)
+    groups: list[list[str]] = []
+    previous_wanted = False
+    for key in order:
+        if key in wanted:
+            if not previous_wanted:
+                groups.append([])
+            groups[-1].append(key)
+        previous_wanted = key in wanted
+    pieces = [piece for group in groups for piece in _at_most(group, max_size)]
+    target = min(runs, sum(len(piece) for piece in pieces))
+    while len(pieces) < target:
+        largest = max(range(len(pieces)), key=lambda i: len(pieces[i]))
+        piece = pieces[largest]
+        half = (len(piece) + 1) // 2
+        pieces[largest:largest + 1] = [piece[:half], piece[half:]]
+    return [Batch(piece[0], piece[-1], len(piece)) for piece in pieces]
+
+
+def _at_most(keys: list[str], size: int) -> list[list[str]]:
+    """``keys`` in consecutive pieces of near-equal length, none longer than ``size``."""
+    count = -(-len(keys) // size)
+    bounds = [i * len(keys) // count for i in range(count + 1)]
+    return [keys[a:b] for a, b in itertools.pairwise(bounds)]

@@ -13,6 +13,7 @@ deployment (queued ones canceled), and ``CrawlStopped`` exits with 128 + the sig
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -22,7 +23,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from fashion_assets.launch.deployment import Deployment, deployment, fail_runs_of_ended
+from fashion_assets.launch.deployment import (
+    Deployment,
+    DeploymentError,
+    deployment,
+    fail_runs_of_ended,
+)
 from fashion_assets.launch.follow import RunLog, follow_runs
 from fashion_assets.launch.graphql import (
     RunRequest,
@@ -33,7 +39,7 @@ from fashion_assets.launch.graphql import (
 from fashion_assets.launch.instance import dagster_instance
 from fashion_assets.launch.partitions import (
     add_partitions,
-    all_brand_batches,
+    catalog_brands,
     forget_unlisted_brand,
 )
 from fashion_assets.launch.summaries import (
@@ -74,16 +80,40 @@ class _Stop(BaseException):
 
 
 def crawl_tags(kind_name: str, key: str) -> dict[str, str]:
-    """The tags of a crawl run of one partition or (kind ``batch``) of a brand range, as
-    the schedules and sensors tag theirs: the queue limits them the same way."""
+    """The tags of a crawl run of one partition, or of a range ``first..last``, as the
+    schedules and sensors tag theirs: the queue limits them the same way."""
     from fashion_assets.domain.batches import Batch
     from fashion_assets.jobs.crawl_schedule import batch_tags
     from fashion_assets.tags import BRAND_TAG, CRAWL_TAG, PARTITION_TAG
 
-    if kind_name == "batch":
-        return batch_tags(Batch.from_label(key))
+    batch = Batch.from_label(key)
+    if batch.first != batch.last:
+        return batch_tags(batch, "brand" if kind_name == "batch" else kind_name)
     return {PARTITION_TAG: key, CRAWL_TAG: kind_name,
             **({BRAND_TAG: key} if kind_name == "brand" else {})}
+
+
+def plan_runs(instance: Any, targets: Sequence[tuple[str, str]],
+              env: Mapping[str, str] | None) -> tuple[list[tuple[str, str]], set[str]]:
+    """The runs for ``(kind, key)`` targets: each kind's keys added as partitions, then cut
+    into ranges of its partitions' order (``domain/batches.py: plan_ranges``: at most
+    ``FASHION_CRAWL_BATCH_BRANDS`` keys a run, at least a run per CPU while keys can be
+    split); ``(kind, key or first..last)`` per run, and the brands this call added."""
+    from fashion_assets.domain.batches import plan_ranges
+    from fashion_assets.jobs.crawl_schedule import batch_size
+
+    kinds = crawl_kinds()
+    runs: list[tuple[str, str]] = []
+    added_brands: set[str] = set()
+    for name in dict.fromkeys(kind for kind, _ in targets):
+        keys = [key for kind, key in targets if kind == name]
+        added = add_partitions(instance, kinds[name].partitions, keys)
+        if name == "brand":
+            added_brands.update(added)
+        order = instance.get_dynamic_partitions(kinds[name].partitions)
+        runs += [(name, batch.label) for batch in
+                 plan_ranges(order, keys, os.cpu_count() or 1, batch_size(env))]
+    return runs, added_brands
 
 
 @dataclass(frozen=True)
@@ -99,9 +129,16 @@ class Session:
     def launch(self, requests: Sequence[RunRequest]) -> list[str]:
         """Submit ``requests``, each tagged with the command's mark; their run ids."""
         tags = {**self.mark, **self.deployed.tags()}
-        return launch_runs(self.deployed.graphql, job_selectors(self.deployed.graphql),
-                           [RunRequest(r.job, {**r.tags, **tags}, r.run_config)
-                            for r in requests])
+        run_ids = launch_runs(self.deployed.graphql, job_selectors(self.deployed.graphql),
+                              [RunRequest(r.job, {**r.tags, **tags}, r.run_config)
+                               for r in requests])
+        if run_ids and self.instance.get_run_by_id(run_ids[0]) is None:
+            raise DeploymentError(
+                f"the deployment at {self.deployed.url} runs on another Dagster instance than "
+                f"DAGSTER_HOME={os.environ['DAGSTER_HOME']}, so its runs cannot be followed "
+                f"from here (they were launched: {', '.join(run_ids)}); set DAGSTER_HOME to a "
+                "folder with the deployment's dagster.yaml (and its DAGSTER_PG_* settings)")
+        return run_ids
 
 
 @contextmanager
@@ -114,10 +151,11 @@ def command_session(env: Mapping[str, str] | None = None,
     from fashion_assets.resources import catalog_engine
 
     instance = dagster_instance()
-    for run_id in fail_runs_of_ended(instance, catalog_engine(settings.database_url(env))):
+    engine = catalog_engine(settings.database_url(env))
+    for run_id in fail_runs_of_ended(instance, engine):
         note(f"run {run_id} failed: the command that submitted it was killed")
-    with _stop_signals(), _stopping(instance) as mark, deployment(env, note) as deployed, \
-            _terminating(instance, deployed, mark):
+    with _stop_signals(), _stopping(instance, engine) as mark, \
+            deployment(env, note) as deployed, _terminating(instance, deployed, mark):
         yield Session(instance, deployed, mark, env)
 
 
@@ -125,28 +163,32 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
           run_log: RunLog = RunLog.PROGRESS,
           on_summary: Callable[[dict[str, Any]], None] = lambda summary: None,
           on_line: Callable[[str], None] = lambda line: None) -> list[dict[str, Any]]:
-    """Crawl ``(kind, key)`` targets (with ``all_brands``, every brand of the catalog in
-    batches too) as runs on the session's deployment; their summaries in the targets' order.
+    """Crawl ``(kind, key)`` targets (with ``all_brands``, every brand of the catalog too)
+    as runs on the session's deployment (``plan_runs``); a summary per run, in the plan's
+    order, each handed to ``on_summary`` as its run ends.
 
-    Each target's partition is added first; a brand partition added here for a run that
-    could not read the listing (a slug the source does not know) is removed again."""
+    A brand partition added here for a slug whose listing could not be read (a slug the
+    source does not know) is removed again once its run ended."""
+    from fashion_assets.domain.batches import Batch
+
     kinds, instance, env = crawl_kinds(), session.instance, session.env
     if all_brands:
-        targets = [*targets, *(("batch", label) for label in all_brand_batches(instance, env))]
-    added: set[tuple[str, str]] = set()
-    for name in {kind for kind, _ in targets} - {"batch"}:
-        keys = [key for kind, key in targets if kind == name]
-        added |= {(name, key) for key in add_partitions(instance, kinds[name].partitions, keys)}
+        targets = [*targets, *(("brand", slug) for slug in catalog_brands(instance, env))]
+    runs, added_brands = plan_runs(instance, targets, env)
     run_ids = session.launch([RunRequest(kinds[kind].job, crawl_tags(kind, key))
-                              for kind, key in targets])
-    by_run = dict(zip(run_ids, targets, strict=True))
+                              for kind, key in runs])
+    by_run = dict(zip(run_ids, runs, strict=True))
     summaries: dict[str, dict[str, Any]] = {}
 
     def ended(run_id: str) -> None:
         kind, key = by_run[run_id]
         summary = crawl_summary(kinds[kind], key, run_outcome(instance, run_id))
-        if kind == "brand" and (kind, key) in added and not summary["success"]:
-            forget_unlisted_brand(instance, kinds[kind].partitions, key, env)
+        if kind == "brand":
+            order = instance.get_dynamic_partitions(kinds[kind].partitions)
+            batch = Batch.from_label(key)
+            span = order[order.index(batch.first):order.index(batch.last) + 1]
+            for slug in added_brands.intersection(span):
+                forget_unlisted_brand(instance, kinds[kind].partitions, slug, env)
         summaries[run_id] = summary
         on_summary(summary)
 
@@ -166,10 +208,13 @@ def run_job(session: Session, job: str, *, run_config: Mapping[str, Any] | None 
 
 
 @contextmanager
-def _stopping(instance: Any) -> Iterator[dict[str, str]]:
+def _stopping(instance: Any, engine: Any) -> Iterator[dict[str, str]]:
     """The command's mark for its runs' tags; on a stop signal, the block exits with
     ``CrawlStopped``, naming the runs it ended, and any of them the deployment did not end
-    (it was stopped first) is marked canceled."""
+    (it was stopped first) is marked canceled, its progress row ended ``terminated``: its
+    run process went with the deployment before it could end the row itself."""
+    from fashion_assets.catalog import progress as progress_catalog
+
     mark = {COMMAND_TAG: uuid.uuid4().hex}
     try:
         yield mark
@@ -177,6 +222,7 @@ def _stopping(instance: Any) -> Iterator[dict[str, str]]:
         reason = f"crawl stopped by {signal.Signals(stop.signum).name}"
         for run in _runs(instance, mark, live=True):
             instance.report_run_canceled(run, reason)
+            progress_catalog.finish(engine, run.run_id, "terminated", reason)
             stop.ended.append(run.run_id)
         raise CrawlStopped(stop.signum, sorted(set(stop.ended))) from None
 

@@ -42,7 +42,9 @@ class RunLog(StrEnum):
             return (f"{logging.getLevelName(entry.level).lower()}: {text}"
                     if entry.level >= logging.WARNING else text)
         when = datetime.fromtimestamp(entry.timestamp, UTC).strftime("%H:%M:%S")
-        what = (entry.dagster_event.event_type_value if entry.is_dagster_event
+        # The event's name as Dagster's console logger and the UI print it (RUN_START), not
+        # its stored value (PIPELINE_START, kept from Dagster's pipelines).
+        what = (entry.dagster_event.event_type.name if entry.is_dagster_event
                 else logging.getLevelName(entry.level))
         return (f"{when} - {entry.job_name} - {entry.run_id[:8]} - {entry.step_key or '-'}"
                 f" - {what} - {entry.message}")

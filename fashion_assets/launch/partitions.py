@@ -56,13 +56,11 @@ def forget_unlisted_brand(instance: Any, partitions: str, slug: str,
         instance.delete_dynamic_partition(partitions, slug)
 
 
-def all_brand_batches(instance: Any, env: Mapping[str, str] | None = None) -> list[str]:
-    """Every brand of the catalog (registered as partitions), as ``first..last`` labels of
-    ``FASHION_CRAWL_BATCH_BRANDS`` brands each (``fashion-assets crawl --all``)."""
+def catalog_brands(instance: Any, env: Mapping[str, str] | None = None) -> list[str]:
+    """Every brand of the catalog, registered as partitions (``fashion-assets crawl --all``)."""
     from fashion_assets.catalog.runway import list_brands
-    from fashion_assets.jobs.crawl_schedule import brand_batches
     from fashion_assets.resources import catalog_engine
 
     brands = list_brands(catalog_engine(settings.database_url(env)))
     register_brands([(b.slug, b.display_name) for b in brands], instance, env)
-    return [batch.label for batch in brand_batches(instance, env)]
+    return [b.slug for b in brands]

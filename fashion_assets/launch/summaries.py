@@ -135,6 +135,12 @@ def crawl_summary(kind: CrawlKind, key: str, outcome: RunOutcome) -> dict[str, A
                                "run_id": outcome.run_id, "success": outcome.success}
     listing = outcome.materializations.get(kind.listing_asset)
     if listing is not None:
+        # The partitions of a range whose listing failed (the run went on with the others).
+        failed = [{"partition": next(iter(row.values())), "error": row["error"]}
+                  for row in listing.get("failed_table", [])]
+        if failed:
+            summary["failed"] = failed
+            summary["success"] = False
         summary["listed"] = listing.get("listed", 0)
         summary["waiting_for_name"] = listing.get("waiting_for_name", 0)
         if kind.waits_for:
@@ -157,8 +163,14 @@ def summary_line(s: Mapping[str, Any], *, program: str = "fashion-assets") -> st
     """One line per crawled partition for the terminal: outcomes and photos, or how many
     entries were listed and how many wait for a name (``program``: how the user types
     ``fashion-assets``, for the command that lists the names)."""
-    if not s["success"]:
+    if not s["success"] and "failed" not in s:
         return f"{s['partition']}: FAILED - {s.get('error', 'see the run in the Dagster UI')}"
+    failed = "".join(f"; FAILED {f['partition']} - {f['error']}" for f in s.get("failed", []))
+    return _done_line(s, program) + failed
+
+
+def _done_line(s: Mapping[str, Any], program: str) -> str:
+    """The line of a run that ended: its outcomes, photos, names waited for."""
     outcomes = ", ".join(f"{v} {k}" for k, v in s.get("shows", {}).items() if v)
     listed, waiting = s.get("listed", 0), s.get("waiting_for_name", 0)
     if not outcomes and not listed:
@@ -180,9 +192,12 @@ def summary_line(s: Mapping[str, Any], *, program: str = "fashion-assets") -> st
 def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
     """The whole crawl in one line: runs, failures, drafts created, photos, waiting."""
     failed = sum(not s["success"] for s in summaries)
+    partitions = sum(len(s.get("failed", [])) for s in summaries)
     created = sum(s.get("shows", {}).get("created", 0) for s in summaries)
     stored = sum(s.get("images_stored", 0) for s in summaries)
     missing = sum(s.get("images_missing", 0) for s in summaries)
     waiting = sum(s.get("waiting_for_name", 0) for s in summaries)
-    return (f"{len(summaries)} crawls, {failed} failed: {created} drafts created, {stored}"
-            f" photos stored, {missing} missing; {waiting} articles wait for a name")
+    return (f"{len(summaries)} crawls, {failed} failed"
+            + (f" ({partitions} of their partitions)" if partitions else "")
+            + f": {created} drafts created, {stored} photos stored, {missing} missing; "
+            f"{waiting} articles wait for a name")

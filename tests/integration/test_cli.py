@@ -5,17 +5,27 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from sqlalchemy import create_engine, text
 
 from fashion_assets.cli import main
+from fashion_assets.demo import replica_env
 from fashion_assets.launch.instance import dagster_instance, local_instance_yaml
-from fashion_assets.replica import HOSTILE_BRAND, ROBOTS_BLOCKED_BRAND, ReplicaServer
+from fashion_assets.replica import (
+    HOSTILE_BRAND,
+    ROBOTS_BLOCKED_BRAND,
+    ReplicaServer,
+    build_site,
+    start_replica,
+)
+from fashion_assets.tags import PARTITION_TAG
 from tests.catalog_db import query
 from tests.conftest import normal_brands, pipeline_env
 
@@ -140,34 +150,131 @@ def test_crawl_needs_something_to_crawl(cli_env: dict[str, str]) -> None:
     assert result.exit_code == 2 and "--brand, --season, --week or --all" in result.output
 
 
-# What ``crawl --all`` does, in a process of its own: its summaries, and whether it imported
-# Dagster itself (its workers do; the command that hands them brands should not).
-CRAWL_ALL = """
-import json, sys
-from fashion_assets.runs import crawl_in_workers  # TODO
-summaries = crawl_in_workers([], 2, all_brands=True)  # Dagster's events go to stdout too
-print(json.dumps({"partitions": [s["partition"] for s in summaries],
-                  "success": all(s["success"] for s in summaries),
-                  "dagster_here": "dagster" in sys.modules}))
-"""
+def _partitions(label: str, order: list[str]) -> list[str]:
+    """The partitions a run's line names: a key, or ``first..last`` of ``order`` (the
+    partitions definition's order, as Dagster's range tags mean it)."""
+    first, _, last = label.partition("..")
+    return order[order.index(first):order.index(last or first) + 1]
 
 
-def test_crawl_all_lists_the_brands_in_a_worker_and_never_imports_dagster_itself(
-        cli_env: dict[str, str], replica: ReplicaServer, monkeypatch: pytest.MonkeyPatch
-        ) -> None:
+def _run_path(instance: Any, run_id: str) -> list[Any]:
+    """The run's lifecycle events in its event log, in order. A run the webserver submits to
+    the run queue is RUN_ENQUEUED (a run launched at once, never queued, has none); only the
+    daemon takes it from the queue, with RUN_STARTING as it hands it to the run launcher;
+    RUN_START comes from the run's process."""
+    from dagster import DagsterEventType as T
+
+    path = {T.RUN_ENQUEUED, T.RUN_STARTING, T.RUN_START, T.RUN_SUCCESS, T.RUN_FAILURE,
+            T.RUN_CANCELING, T.RUN_CANCELED}
+    return [entry.dagster_event.event_type for entry in instance.all_logs(run_id)
+            if entry.is_dagster_event and entry.dagster_event.event_type in path]
+
+
+def test_crawl_all_crawls_every_brand_in_ranges_each_a_run_of_the_daemon(
+        cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """More brands than the runs at once (a CPU each) times FASHION_CRAWL_BATCH_BRANDS: the
+    command must put several brands in a run, as a partition range tagged as a backfill's,
+    and every run is in the instance (what the UI shows), queued and launched by the daemon."""
+    from dagster import DagsterEventType as T
+    from dagster import DagsterInstance, DagsterRunStatus
+
+    from fashion_assets.launch.crawl import COMMAND_TAG
+    from fashion_assets.launch.summaries import crawl_kinds
+
     code, out = run("crawl", "--all")
     assert code == 0 and "nothing to crawl: the catalog has no brand yet" in out, out
-    brands = [b.slug for b in normal_brands(replica)]
-    for slug in brands:
-        assert run("brands", "add", slug)[0] == 0
-    monkeypatch.setenv("FASHION_CRAWL_BATCH_BRANDS", "1")
+    size = 2
+    site = build_site(brands=size * (os.cpu_count() or 1) + 1, shows_per_brand=1,
+                      photos_per_show=2, hostile=False)
+    slugs = [brand.slug for brand in site.brands]
+    with start_replica(site) as server:
+        for name, value in replica_env(server).items():
+            monkeypatch.setenv(name, value)
+        for slug in slugs:
+            assert run("brands", "add", slug)[0] == 0
+        monkeypatch.setenv("FASHION_CRAWL_BATCH_BRANDS", str(size))
 
-    done = subprocess.run([sys.executable, "-c", CRAWL_ALL], env=dict(os.environ),
-                          capture_output=True, text=True, timeout=300)
+        code, out = run("crawl", "--all", "--json")
 
-    assert done.returncode == 0, done.stderr[-3000:]
-    [said] = [line for line in done.stdout.splitlines() if line.startswith('{"partitions"')]
-    assert json.loads(said) == {"partitions": brands, "success": True, "dagster_here": False}
+    assert code == 0, out
+    crawls = json.loads(out[out.index("{"):])["crawls"]
+    assert all(c["success"] for c in crawls), crawls
+    with DagsterInstance.from_config(cli_env["DAGSTER_HOME"]) as instance:
+        order = instance.get_dynamic_partitions(crawl_kinds()["brand"].partitions)
+        ranges = {c["partition"]: _partitions(c["partition"], order) for c in crawls}
+        covered = [slug for brands in ranges.values() for slug in brands]
+        assert sorted(covered) == sorted(slugs)  # every brand of the catalog, once
+        assert all(len(brands) <= size for brands in ranges.values()), ranges
+        assert len(ranges) < len(slugs), ranges  # brands put together in runs
+
+        runs = instance.get_runs()
+        assert len(runs) == len(crawls) and len({r.tags[COMMAND_TAG] for r in runs}) == 1
+        for dagster_run in runs:
+            tags = dagster_run.tags
+            first = tags.get("dagster/asset_partition_range_start", tags.get(PARTITION_TAG))
+            last = tags.get("dagster/asset_partition_range_end", first)
+            label = first if first == last else f"{first}..{last}"
+            assert label in ranges, (label, sorted(ranges))
+            assert (dagster_run.job_name, dagster_run.status) == (
+                crawl_kinds()["brand"].job, DagsterRunStatus.SUCCESS)
+            assert _run_path(instance, dagster_run.run_id) == [
+                T.RUN_ENQUEUED, T.RUN_STARTING, T.RUN_START, T.RUN_SUCCESS]
+        assert any("dagster/asset_partition_range_start" in r.tags for r in runs)
+    drafted = dict(query(cli_env["FASHION_DATABASE_URL"],
+                         "SELECT brand_slug, count(*) FROM brand_runway_drafts"
+                         " GROUP BY brand_slug"))
+    assert drafted == dict.fromkeys(slugs, 1)
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_each_run_of_crawl_is_queued_then_launched_by_the_daemon_in_a_process_of_its_own(
+        cli_env: dict[str, str], replica: ReplicaServer) -> None:
+    """The command's crawl appears in the UI as the daemon's runs do: submitted to the run
+    queue (RUN_ENQUEUED), dequeued and launched by the daemon, executed in a run process,
+    each run tagged with the command that made it and the deployment it started."""
+    from dagster import DagsterEventType as T
+    from dagster import DagsterInstance, DagsterRunStatus
+
+    from fashion_assets.launch.crawl import COMMAND_TAG
+    from fashion_assets.launch.deployment import DEPLOYMENT_TAG
+
+    brand, week = normal_brands(replica)[0].slug, replica.site.impression.weeks[0].slug
+
+    code, out = run("crawl", "--brand", brand, "--week", week)
+
+    assert code == 0, out
+    assert "started Dagster (`dagster dev`: webserver, daemon) for this command in " in out
+    with DagsterInstance.from_config(cli_env["DAGSTER_HOME"]) as instance:
+        runs = instance.get_runs()
+        assert sorted(r.tags[PARTITION_TAG] for r in runs) == sorted([brand, week])
+        assert len({(r.tags[COMMAND_TAG], r.tags[DEPLOYMENT_TAG]) for r in runs}) == 1
+        for dagster_run in runs:
+            assert dagster_run.status is DagsterRunStatus.SUCCESS
+            assert _run_path(instance, dagster_run.run_id) == [
+                T.RUN_ENQUEUED, T.RUN_STARTING, T.RUN_START, T.RUN_SUCCESS]
+            [started] = instance.all_logs(dagster_run.run_id, of_type=T.RUN_START)
+            assert started.dagster_event.pid not in (None, os.getpid())
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_dagster_url_where_nothing_answers_fails_in_one_line(
+        cli_env: dict[str, str]) -> None:
+    """The user's FASHION_DAGSTER_URL, with no webserver there: one line saying what to do,
+    no stack trace, a non-zero exit, and nothing submitted anywhere."""
+    from dagster import DagsterInstance
+
+    with socket.socket() as taken:  # bound, never listening: a connection there is refused
+        taken.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{taken.getsockname()[1]}"
+        done = subprocess.run([sys.executable, "-m", "fashion_assets", "crawl", "--brand",
+                               "acne-studios"], env={**os.environ, "FASHION_DAGSTER_URL": url},
+                              capture_output=True, text=True, timeout=300)
+
+    assert done.returncode != 0 and done.stdout == "", done
+    [line] = done.stderr.splitlines()
+    assert f"no Dagster webserver answers at {url} (FASHION_DAGSTER_URL)" in line, line
+    with DagsterInstance.from_config(cli_env["DAGSTER_HOME"]) as instance:
+        assert instance.get_runs() == []
 
 
 def test_crawl_all_runs_the_brands_in_batches_and_coverage_is_listed_and_retried(
@@ -178,11 +285,11 @@ def test_crawl_all_runs_the_brands_in_batches_and_coverage_is_listed_and_retried
         assert run("brands", "add", slug)[0] == 0
     monkeypatch.setenv("FASHION_CRAWL_BATCH_BRANDS", "2")
 
-    code, out = run("crawl", "--all", "--workers", "1", "--json")
+    code, out = run("crawl", "--all", "--json")
 
     assert code == 0, out
     crawls = json.loads(out[out.index("{"):])["crawls"]
-    assert [c["partition"] for c in crawls] == [f"{brands[0]}..{brands[1]}", brands[2]]
+    assert [slug for c in crawls for slug in _partitions(c["partition"], brands)] == brands
     assert all(c["success"] for c in crawls)
     drafted = {b: n for b, n in query(cli_env["FASHION_DATABASE_URL"],
                                       "SELECT brand_slug, count(*) FROM brand_runway_drafts"
@@ -236,13 +343,17 @@ def test_crawl_all_runs_the_brands_in_batches_and_coverage_is_listed_and_retried
 def test_a_designer_the_source_does_not_have_fails_in_one_line_and_is_not_registered(
         cli_env: dict[str, str]) -> None:
     """The README's ``crawl --brand chloe`` on a source without Chloé: no stack trace, no
-    brand or partition left for every later crawl to fail on."""
+    brand or partition left for every later crawl to fail on. Beside the failure's line,
+    only the note of the ``dagster dev`` the command started for its run (on stderr)."""
     from dagster import DagsterInstance
 
-    code, out = run("crawl", "--brand", "chloe")
+    result = CliRunner().invoke(main, ["crawl", "--brand", "chloe"], catch_exceptions=False)
 
-    assert code == 1
-    assert out.splitlines() == ["chloe: FAILED - no such designer on Vogue: chloe (HTTP 404)"]
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "chloe: FAILED - no such designer on Vogue: chloe (HTTP 404)"], result.output
+    [note] = result.stderr.splitlines()
+    assert note.startswith("started Dagster (`dagster dev`: webserver, daemon)"), note
     assert run("brands", "list") == (0, "")
     with DagsterInstance.from_config(cli_env["DAGSTER_HOME"]) as instance:
         assert "chloe" not in instance.get_dynamic_partitions("brands")
@@ -284,8 +395,8 @@ def test_status_reads_the_instance_crawl_runs_on_without_dagster_home(
 
     assert run("crawl", "--brand", normal_brands(replica)[0].slug)[0] == 0
     # FASHION_HOME/dagster: crawl's default, with the config crawl gives a new instance
-    assert (home / "dagster.yaml").read_text() == local_instance_yaml(home)
-    monkeypatch.delenv("DAGSTER_HOME")  # crawl exports it for its workers
+    assert (home / "dagster.yaml").read_text() == local_instance_yaml()
+    monkeypatch.delenv("DAGSTER_HOME")  # crawl exports it for its `dagster dev`
 
     code, out = run("status", "--json")
     assert code == 0, out
@@ -300,6 +411,11 @@ def test_a_new_instance_gets_the_local_config_and_an_existing_config_is_kept(
     instance = dagster_instance()
     assert type(instance.compute_log_manager).__name__ == "NoOpComputeLogManager"
     assert instance.telemetry_enabled is False
+    # The daemon launches the queued runs, a CPU's worth at once unless told otherwise.
+    queue = instance.run_coordinator.get_run_queue_config()
+    assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
+    assert queue.max_concurrent_runs == (os.cpu_count() or 1)
+    assert "\n    max_concurrent_runs: 3\n" in local_instance_yaml(3)
 
     kept = tmp_path / "kept"
     kept.mkdir()

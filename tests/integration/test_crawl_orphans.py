@@ -1,66 +1,79 @@
-"""A crawl ends with all its processes: killed outright (SIGKILL), its workers die with it and
-its runs, dead though Dagster says STARTED, are told apart and failed; stopped with SIGTERM,
-it starts nothing more, ends its runs and exits 143, in worker processes and in one process
-alike.
+"""A crawl ends with all its processes, and leaves no run marked as running.
 
-Real ``fashion-assets crawl`` processes, each leading a session (and so a process group) of
-its own that its fork server, workers and Dagster's helpers share, held mid-show by the
-replica's image gate; the Dagster instance on PostgreSQL (``dagster_instance``), shared with
-the sensor as a daemon shares it with the runs. The signals go to the command alone, never
-to its group: whatever else ends must end because the command did.
+``fashion-assets crawl`` submits its runs to a ``dagster dev`` it starts for them, in a
+session of its own behind a watchdog (``fashion_assets.launch.deployment``); the crawl's
+work happens in that deployment's run processes. So:
+
+- killed outright (SIGKILL, the OOM killer), the command takes its deployment along (the
+  watchdog sees its pipe close), run processes included; Dagster still says their runs run,
+  so the next command fails them, and their brands can be crawled again;
+- stopped with SIGTERM, it ends its runs (queued ones never start), stops its deployment and
+  exits 143;
+- one run process killed mid-run fails that run alone: the crawl reports it and goes on.
+
+Real commands (``CrawlProcess``: their processes and their deployment's carry a mark in
+their environment), held mid-show by the replica's image gate. The signals go to one
+process only, never to a group: whatever else ends must end because of it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
 import pytest
-from dagster import DagsterInstance, DagsterRunStatus, build_sensor_context
+from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus
 from sqlalchemy import Engine
 
-from bench.reliability import ONE_AT_A_TIME, CrawlProcess, wait_until
+from bench.reliability import ONE_AT_A_TIME, CrawlProcess, held_client, wait_until
 from fashion_assets.catalog import progress
-from fashion_assets.processes import ProcessMark, is_gone
+from fashion_assets.launch.crawl import STOP_GRACE_S
+from fashion_assets.launch.instance import local_instance_yaml
+from fashion_assets.launch.watchdog import GRACE_S
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
-from fashion_assets.resources import catalog_engine, resources_from_env
-from fashion_assets.runs import PROCESS_TAG  # TODO
-from fashion_assets.sensors.stuck_runs import stuck_runs_sensor
+from fashion_assets.resources import catalog_engine
 from fashion_assets.status import crawler_status
 from fashion_assets.storage import open_store
 from tests.conftest import pipeline_env
 from tests.integration.test_review_app import review_app, serve, sign_in
-from tests.processes import describe, group_processes
+from tests.processes import describe, run_process_pid, still_running, wait_gone
 
-pytestmark = pytest.mark.slow
+# Each crawl starts a `dagster dev` (a minute on a loaded 2-core machine), some tests two.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
-GONE_S = 30.0  # how long the processes of a crawl that ended may take to be gone
+GONE_S = GRACE_S + 40.0  # a deployment's stop: the watchdog's grace, then its group killed
+DEADLINE_S = 300.0  # the longest a crawl of the small replica may take, deployment included
 
 
 @dataclass(frozen=True)
 class HeldCrawl:
-    """A crawl of every brand of the replica, each run in progress held at its first photo."""
+    """A crawl of every brand of the replica, a run per brand, each run under way held at
+    its first photo (none of them, with one run at a time, for all but the first)."""
 
-    process: CrawlProcess
+    crawl: CrawlProcess
     env: dict[str, str]
+    brands: list[str]
     engine: Engine
-    run_ids: list[str]
+    instance: DagsterInstance
+    held: list[str]  # the runs under way, held
 
     @property
     def pid(self) -> int:
-        return self.process.process.pid
+        return self.crawl.process.pid
 
-    def all_gone(self) -> None:
-        """Wait until no process of the crawl's group is alive; fail naming those left."""
-        try:
-            wait_until(lambda: not group_processes(self.pid), "every process of the crawl to end",
-                       [], GONE_S)
-        except AssertionError as late:
-            left = [describe(p) for p in group_processes(self.pid)]
-            raise AssertionError(f"{late}: left {left}") from None
+    def deployment(self) -> list[psutil.Process]:
+        """The processes of the crawl's deployment still running (all but the command)."""
+        return [p for p in self.crawl.processes() if p.pid != self.pid]
+
+    def runs(self) -> dict[str, DagsterRunStatus]:
+        return {run.run_id: run.status for run in self.instance.get_runs()}
 
 
 @pytest.fixture
@@ -71,125 +84,154 @@ def replica_site() -> Iterator[ReplicaServer]:
 
 
 @pytest.fixture
-def held_crawl(request: pytest.FixtureRequest, tmp_path: Path,
-               dagster_instance: DagsterInstance, replica_site: ReplicaServer
+def held_crawl(request: pytest.FixtureRequest, tmp_path: Path, replica_site: ReplicaServer
                ) -> Iterator[HeldCrawl]:
-    """``fashion-assets crawl`` with the test's parameter: ``--workers`` and how many brands
-    (one brand: a crawl of one, in the command's own process; more: a fresh worker process
-    per run), once every run it has in progress waits at the gate; afterwards the gate opens
-    and whatever is left of the crawl is killed. A stuck threshold of 10 minutes: nothing
-    here may end a run for want of a heartbeat."""
-    workers, brands = request.param
+    """``fashion-assets crawl`` of both brands, a run each (``FASHION_CRAWL_BATCH_BRANDS``
+    1), on an instance whose queue runs the test's parameter of runs at once (2 unless
+    told), once each run under way waits at the gate in its manifests step. The client
+    never times out a held photo (it would retry into the gate), and no heartbeat rule ends
+    a held run. Afterwards the gate opens and whatever is left of the crawl is killed."""
+    at_once = getattr(request, "param", 2)
+    home = tmp_path / "dagster-home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text(local_instance_yaml(at_once))
     database_url = f"sqlite:///{tmp_path / 'catalog.db'}"
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica_site,
-                       DAGSTER_HOME=str(tmp_path / "dagster-home"),
-                       FASHION_STUCK_AFTER_SECONDS="600", **ONE_AT_A_TIME)
-    # The CDN's robots.txt passes (one client reads it for all); then each run's first photo
-    # is held, in its manifests step, which fetches the photos of each show it reads.
-    replica_site.hold_images(after=1)
-    crawl = CrawlProcess(env, [b.slug for b in replica_site.site.brands][:brands], workers,
-                         tmp_path / "logs")
+                       DAGSTER_HOME=str(home), FASHION_STUCK_AFTER_SECONDS="600",
+                       FASHION_CRAWL_BATCH_BRANDS="1", **ONE_AT_A_TIME,
+                       **held_client(DEADLINE_S))
+    brands = [b.slug for b in replica_site.site.brands]
+    replica_site.hold_images(after=0)
+    crawl = CrawlProcess(env, brands, tmp_path / "logs")
     try:
         engine = catalog_engine(database_url)
-        wait_until(lambda: replica_site.held_count() >= workers and [
-            r.step for r in progress.running(engine)] == ["manifests"] * workers,
-            f"{workers} runs held at a photo", [crawl], 120)
-        yield HeldCrawl(crawl, env, engine, [r.run_id for r in progress.running(engine)])
+        wait_until(lambda: replica_site.held_count() >= at_once and [
+            r.step for r in progress.running(engine)] == ["manifests"] * at_once,
+            f"{at_once} runs held at a photo", [crawl], DEADLINE_S)
+        with DagsterInstance.from_config(str(home)) as instance:
+            yield HeldCrawl(crawl, env, brands, engine, instance,
+                            [r.run_id for r in progress.running(engine)])
     finally:
         replica_site.release_images()
         crawl.kill()
 
 
-def evaluate_sensor(instance: DagsterInstance, env: dict[str, str]) -> str:
-    with build_sensor_context(instance=instance, resources=resources_from_env(env)) as context:
-        return stuck_runs_sensor(context).skip_message
+def run_failure(instance: DagsterInstance, run_id: str) -> str:
+    """The message of the run's failure event."""
+    [entry] = instance.all_logs(run_id, of_type=DagsterEventType.RUN_FAILURE)
+    return entry.message
 
 
-@pytest.mark.parametrize("held_crawl", [(2, 2)], indirect=True)
-def test_a_crawl_killed_outright_takes_its_workers_along_and_its_dead_runs_are_failed(
-        held_crawl: HeldCrawl, dagster_instance: DagsterInstance) -> None:
+def test_a_crawl_killed_outright_takes_its_deployment_along_and_the_next_fails_its_runs(
+        held_crawl: HeldCrawl, replica_site: ReplicaServer, tmp_path: Path) -> None:
+    """Only the command is killed; its deployment must go because it did. What it left
+    marked as running in Dagster and in the catalog is the next command's to end."""
     crawl = held_crawl
-    started = group_processes(crawl.pid)
-    assert len(started) >= 4, f"not the command, its fork server and two workers: {started}"
+    deployment = crawl.deployment()
+    commands = {p.pid: " ".join(p.cmdline()) for p in deployment}
+    assert any("fashion_assets.launch.watchdog" in c for c in commands.values()), commands
+    run_pids = {run_process_pid(crawl.instance, run_id) for run_id in crawl.held}
+    assert run_pids <= set(commands), (run_pids, commands)
+    assert {r.pid for r in progress.running(crawl.engine)} == run_pids
+    # In a session of its own: nothing of the deployment gets the command's group's signals.
+    assert all(os.getsid(p.pid) != crawl.pid for p in deployment), commands
 
     os.kill(crawl.pid, signal.SIGKILL)
 
-    assert crawl.process.process.wait(timeout=GONE_S) == -signal.SIGKILL
-    crawl.all_gone()
-    # Dagster still says both runs run, and so does the catalog; only their processes tell.
-    assert {dagster_instance.get_run_by_id(r).status for r in crawl.run_ids} == {
-        DagsterRunStatus.STARTED}
-    status = crawler_status(crawl.engine, dagster_instance)
-    assert status["line"].startswith("crawler: running 0,")
-    assert [c["process_gone"] for c in status["running"]] == [True, True]
-    # The /crawler page marks both rows, as its script does on each refresh.
-    store = open_store(crawl.env["FASHION_STORE_URL"], home=Path(crawl.env["FASHION_HOME"]))
-    with serve(review_app(crawl.engine, store, instance=dagster_instance)) as url:
-        page = sign_in(url).get("/crawler").text
-    assert page.count('<small class="gone">process gone</small>') == 2, page
-    for run_id in crawl.run_ids:
-        assert f'<tr class="crawl gone" id="crawl-{run_id}">' in page, page
+    assert crawl.crawl.process.wait(timeout=GONE_S) == -signal.SIGKILL
+    wait_gone(lambda: still_running(deployment), "the killed command's deployment", GONE_S)
+    wait_gone(crawl.crawl.processes, "processes marked with the killed crawl", GONE_S)
+    # Its code server died with its runs: Dagster still says they run, and holds their
+    # brands' queue slots for them.
+    assert crawl.runs() == dict.fromkeys(crawl.held, DagsterRunStatus.STARTED)
+    replica_site.release_images()
 
-    said = evaluate_sensor(dagster_instance, crawl.env)
+    again = CrawlProcess(crawl.env, crawl.brands, tmp_path / "logs").finish(DEADLINE_S)
 
-    assert said.startswith("failed 2 crawl runs whose process is gone"), said
-    for run_id in crawl.run_ids:
-        assert dagster_instance.get_run_by_id(run_id).status == DagsterRunStatus.FAILURE
+    assert again.ok, again.log_tail
+    assert [s["partition"] for s in again.summaries] == crawl.brands
+    assert again.shows("created") == 4, again.summaries
+    for run_id in crawl.held:
+        assert f"run {run_id} failed: the command that submitted it was killed" in (
+            again.log_tail)
+        assert crawl.instance.get_run_by_id(run_id).status == DagsterRunStatus.FAILURE
+        assert "the command that submitted this run was killed" in run_failure(
+            crawl.instance, run_id)
         row = progress.get(crawl.engine, run_id)
-        assert row is not None and row.status == "failed" and "is gone" in row.note
-    assert evaluate_sensor(dagster_instance, crawl.env) == "no stuck crawl run"
+        assert row is not None and row.status == "failed", row
+        assert "the command that submitted this run was killed" in row.note
+    status = crawler_status(crawl.engine, crawl.instance)
+    assert status["running"] == [] and status["line"].startswith("crawler: running 0,")
 
 
-@pytest.mark.parametrize("held_crawl", [(2, 2), (1, 2), (1, 1)], indirect=True,
-                         ids=["workers", "one-worker", "one-process"])
-def test_sigterm_stops_the_crawl_ends_its_runs_and_exits_143(
-        held_crawl: HeldCrawl, dagster_instance: DagsterInstance, request: pytest.FixtureRequest
-        ) -> None:
-    """With workers, they are killed and their runs canceled; in one process, the held step
-    is cancelled and its run fails. The second brand of the one-worker crawl, not started
-    yet, is never started."""
+@pytest.mark.parametrize("held_crawl", [2, 1], indirect=True, ids=["both-running", "one-queued"])
+def test_sigterm_stops_the_crawl_ends_its_runs_and_its_deployment_and_exits_143(
+        held_crawl: HeldCrawl) -> None:
+    """The command terminates its runs through the deployment, waits for them (up to
+    STOP_GRACE_S), marks those still going canceled and stops its deployment. With one run
+    at a time, the second brand's run, still queued, never starts."""
     crawl = held_crawl
+    deployment = crawl.deployment()
+    queued = [run_id for run_id, status in crawl.runs().items()
+              if status == DagsterRunStatus.QUEUED]
+    assert len(queued) == 2 - len(crawl.held)
 
     os.kill(crawl.pid, signal.SIGTERM)
 
-    assert crawl.process.process.wait(timeout=60) == 128 + signal.SIGTERM
-    crawl.all_gone()
-    assert "crawl stopped by SIGTERM: no further partition started" in crawl.process.log_tail()
-    runs = dagster_instance.get_runs()
-    assert sorted(run.run_id for run in runs) == sorted(crawl.run_ids)
-    in_workers = request.node.callspec.id != "one-process"
-    ended = {DagsterRunStatus.CANCELED if in_workers else DagsterRunStatus.FAILURE}
-    assert {run.status for run in runs} == ended
-    for run_id in crawl.run_ids:
+    assert crawl.crawl.process.wait(timeout=STOP_GRACE_S + GONE_S) == 128 + signal.SIGTERM
+    runs = crawl.runs()
+    assert runs == dict.fromkeys(runs, DagsterRunStatus.CANCELED) and len(runs) == 2
+    assert ("crawl stopped by SIGTERM: no further partition started; runs canceled: "
+            + ", ".join(sorted(runs))) in crawl.crawl.log_tail()
+    for run_id in crawl.held:
         row = progress.get(crawl.engine, run_id)
-        assert row is not None and row.status == "terminated"
-        assert "crawl stopped by SIGTERM" in row.note
+        assert row is not None and row.status == "terminated", row
+    for run_id in queued:
+        assert not crawl.instance.all_logs(run_id, of_type=DagsterEventType.RUN_START)
+        assert progress.get(crawl.engine, run_id) is None
+    wait_gone(lambda: still_running(deployment), "the stopped command's deployment", GONE_S)
+    wait_gone(crawl.crawl.processes, "processes marked with the stopped crawl", GONE_S)
 
 
-@pytest.mark.parametrize("held_crawl", [(2, 2)], indirect=True)
-def test_a_worker_killed_mid_run_fails_that_run_and_the_crawl_goes_on(
-        held_crawl: HeldCrawl, dagster_instance: DagsterInstance,
-        replica_site: ReplicaServer) -> None:
+def test_a_run_process_killed_mid_run_fails_that_run_and_the_crawl_goes_on(
+        held_crawl: HeldCrawl, replica_site: ReplicaServer) -> None:
     """Each run has a process of its own: one killed (out of memory, an operator) fails
-    its run, named in the crawl's summary, while the other run ends as if nothing happened."""
+    its run, which the code server notices and the command reports, while the other run
+    ends as if nothing happened. Until the catalog's row of the killed run is ended (by the
+    stuck-run rule), the status and the /crawler page mark it ``run ended``."""
     crawl = held_crawl
-    killed, spared = crawl.run_ids
-    mark = ProcessMark.parse(dagster_instance.get_run_by_id(killed).tags[PROCESS_TAG])
-    assert mark is not None and mark.pid != crawl.pid
+    killed, spared = crawl.held
+    pid = run_process_pid(crawl.instance, killed)
+    assert progress.get(crawl.engine, killed).pid == pid and pid != crawl.pid
+    process = psutil.Process(pid)
 
-    os.kill(mark.pid, signal.SIGKILL)
-    wait_until(lambda: is_gone(mark), "the killed worker to be gone", [crawl.process], GONE_S)
+    os.kill(pid, signal.SIGKILL)
+
+    wait_until(lambda: crawl.runs()[killed] == DagsterRunStatus.FAILURE,
+               "Dagster to fail the killed process's run", [crawl.crawl], GONE_S)
+    assert not still_running([process]), describe(process)
+    assert crawl.runs()[spared] == DagsterRunStatus.STARTED
+    assert any("was terminated by signal 9 (SIGKILL)" in (entry.message or "") for entry in
+               crawl.instance.all_logs(killed, of_type=DagsterEventType.ENGINE_EVENT))
+    status = json.loads(subprocess.run(
+        [sys.executable, "-m", "fashion_assets", "status", "--json"], capture_output=True,
+        text=True, check=True, env={**os.environ, **crawl.env}).stdout)["crawler"]
+    assert {c["run_id"]: c["run_ended"] for c in status["running"]} == {
+        killed: True, spared: False}
+    assert status["run_ended"] == 1 and status["line"].startswith("crawler: running 1,")
+    store = open_store(crawl.env["FASHION_STORE_URL"], home=Path(crawl.env["FASHION_HOME"]))
+    with serve(review_app(crawl.engine, store, instance=crawl.instance)) as url:
+        page = sign_in(url).get("/crawler").text
+    assert page.count('<small class="gone">run ended</small>') == 1, page
+    assert f'<tr class="crawl gone" id="crawl-{killed}">' in page, page
+
     replica_site.release_images()
+    done = crawl.crawl.finish(DEADLINE_S)
 
-    done = crawl.process.finish(deadline_s=120)
     assert done.returncode == 1, done.log_tail
-    partition = dagster_instance.get_run_by_id(killed).tags["dagster/partition"]
-    [failed] = [s for s in done.summaries if not s["success"]]
-    assert failed["partition"] == partition
-    assert failed["error"] == "its worker process ended mid-run (killed by SIGKILL)"
-    assert [s["success"] for s in done.summaries].count(True) == 1
-    assert dagster_instance.get_run_by_id(killed).status == DagsterRunStatus.FAILURE
-    assert dagster_instance.get_run_by_id(spared).status == DagsterRunStatus.SUCCESS
-    row = progress.get(crawl.engine, killed)
-    assert row is not None and row.status == "failed" and "is gone" in row.note
-    crawl.all_gone()
+    killed_brand = crawl.instance.get_run_by_id(killed).tags["dagster/partition"]
+    assert {s["partition"]: s["success"] for s in done.summaries} == {
+        brand: brand != killed_brand for brand in crawl.brands}
+    assert crawl.runs() == {killed: DagsterRunStatus.FAILURE,
+                            spared: DagsterRunStatus.SUCCESS}
+    wait_gone(crawl.crawl.processes, "processes marked with the finished crawl", GONE_S)

@@ -1,5 +1,6 @@
-"""``fashion-assets demo`` reads well: a line per partition, a total and the next commands as
-the user must type them, run the README's way (the venv's ``bin`` not on ``PATH``)."""
+"""``fashion-assets demo`` reads well: a line per run (a partition or a range of them), a total
+and the next commands as the user must type them, run the README's way (the venv's ``bin``
+not on ``PATH``), on the ``dagster dev`` it starts for its runs."""
 
 from __future__ import annotations
 
@@ -28,8 +29,7 @@ def test_the_demo_prints_progress_a_total_and_commands_as_typed(tmp_path: Path) 
     output = f"exit {result.returncode}\n{result.stdout}\n--- stderr\n{result.stderr}"
     assert result.returncode == 0, output
 
-    # No Dagster event stream, no stack trace: only Dagster's one-time telemetry notice,
-    # which it prints for every new instance, is left on stderr.
+    # No Dagster event stream, no stack trace (what `dagster dev` prints goes to its log).
     for noise in (" - dagster - ", "DEBUG", "RUN_START", "STEP_", "Traceback", "Stack Trace"):
         assert noise not in result.stdout + result.stderr, output
     site = build_site(brands=1, shows_per_brand=2, photos_per_show=3)
@@ -37,17 +37,45 @@ def test_the_demo_prints_progress_a_total_and_commands_as_typed(tmp_path: Path) 
                   + [s.code for s in site.impression.seasons]
                   + [w.slug for w in site.impression.weeks])
     lines = result.stdout.splitlines()
-    for key in partitions:  # one line each, as its run ends
-        assert len([line for line in lines if line.startswith(f"{key}: ")]) == 1, output
+    dagster_home = tmp_path / ".fashion" / "dagster"
+    # Its own deployment, said once: what it started, and where its log is.
+    [started] = [line for line in lines if line.startswith("started Dagster")]
+    assert started.startswith("started Dagster (`dagster dev`: webserver, daemon) for this "
+                              "command in "), output
+    assert started.endswith(f"; its log: {dagster_home / 'logs' / 'dagster-dev.log'}"), output
+    # A line per run as it ends, naming its partition or range: each partition in one line.
+    covering = lines_by_partition(lines, dagster_home)
+    assert sorted(covering) == sorted(partitions), output
+    assert all(len(found) == 1 for found in covering.values()), output
     assert len(lines) <= len(partitions) + 15, output
 
     program = BIN / "fashion-assets"  # not on PATH, run from elsewhere: the absolute path
-    assert (f"lagos-fashion-week: 3 listed, waiting for a city name ({program} names list)"
-            in lines), output
+    [lagos] = covering["lagos-fashion-week"]  # its 3 articles wait for a city name
+    assert f"waiting for a city name ({program} names list)" in lagos, output
     assert "nothing listed" not in result.stdout, output
     assert any(line.startswith("Done: ") and " 0 failed: " in line for line in lines), output
     for command in ("status", "review serve", "names list", "coverage list"):
         assert any(line.startswith(f"  {program} {command} ") for line in lines), output
-    dagster_home = tmp_path / ".fashion" / "dagster"
     assert (f"  DAGSTER_HOME={dagster_home} {BIN / 'dagster'} dev -m fashion_assets.definitions"
             in lines), output
+
+
+def lines_by_partition(lines: list[str], dagster_home: Path) -> dict[str, list[str]]:
+    """The output's lines of runs, by each partition they name: ``key: ...``, or
+    ``first..last: ...`` for a range of the partitions' order in the demo's instance
+    (``dagster_home``): the command puts several partitions in a run."""
+    from dagster import DagsterInstance
+
+    from fashion_assets.launch.summaries import crawl_kinds
+
+    with DagsterInstance.from_config(str(dagster_home)) as instance:
+        orders = [instance.get_dynamic_partitions(name)
+                  for name in {kind.partitions for kind in crawl_kinds().values()}]
+    found: dict[str, list[str]] = {}
+    for line in lines:
+        first, _, last = line.partition(": ")[0].partition("..")
+        for order in orders:
+            if first in order and (last or first) in order:
+                for key in order[order.index(first):order.index(last or first) + 1]:
+                    found.setdefault(key, []).append(line)
+    return found

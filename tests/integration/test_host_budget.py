@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 from sqlalchemy import text
 
-from bench.reliability import CrawlProcess, gate_closed, wait_until
+from bench.reliability import CrawlProcess, gate_closed, held_client, own_instance, wait_until
 from fashion_assets.catalog.host_budget import DatabaseBudgetStore
 from fashion_assets.catalog.migrations import apply_migrations
 from fashion_assets.crawl.budget import HostBudget
@@ -41,6 +41,7 @@ RULES = PaceRules(page_delay_s=0.05, image_cap=4, restore_successes=2, restore_s
 # the delay holds exactly, test_http_politeness.py).
 LATE_SENDER_S = 0.1
 DEADLINE_S = 180
+WAIT_S = 600.0  # for crawls held at the gate while four `dagster dev` start on 2 loaded cores
 
 
 def store(database_url: str) -> DatabaseBudgetStore:
@@ -175,6 +176,7 @@ def test_a_claim_to_read_robots_txt_holds_until_given_up_released_or_expired(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # four commands, each starting a `dagster dev`, at once
 def test_four_concurrent_runs_together_keep_to_one_hosts_budget(
         tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
     """Four crawls (two per brand) with 16 photo downloads each per run: the CDN never
@@ -183,15 +185,19 @@ def test_four_concurrent_runs_together_keep_to_one_hosts_budget(
 
     The image gate holds every photo request; once every run's clients wait for photo slots
     (their leases say so in the catalog), the CDN holds exactly the cap and no more.
+
+    Each crawl has a Dagster instance of its own: one instance's run queue would run the two
+    crawls of a brand one after the other, and the budget is kept in the catalog, for runs
+    of any deployment.
     """
     cap, delay = 2, 0.2
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica,
                        DAGSTER_HOME=str(tmp_path / "dagster"), FASHION_PAGE_DELAY=str(delay),
                        FASHION_HOST_IMAGE_CONCURRENCY=str(cap),
-                       # Photos wait at the gate until every run is under way; no robots.txt
-                       # (the CDN's would wait there too).
-                       FASHION_HTTP_TIMEOUT="60", FASHION_HTTP_DEADLINE="120",
-                       FASHION_OBEY_ROBOTS="false")
+                       # Photos wait at the gate until every run is under way (each command
+                       # starts a `dagster dev` first), never cut and retried into the gate
+                       # twice; no robots.txt (the CDN's would wait there too).
+                       **held_client(WAIT_S), FASHION_OBEY_ROBOTS="false")
     cdn = urlsplit(replica.cdn_url).netloc
     engine = catalog_engine(database_url)
     apply_migrations(engine)
@@ -207,12 +213,14 @@ def test_four_concurrent_runs_together_keep_to_one_hosts_budget(
     crawls: list[CrawlProcess] = []
     try:
         with gate_closed(replica, after=0):
-            crawls = [CrawlProcess(env, [brand], tmp_path / "logs") for brand in brands * 2]
+            crawls = [CrawlProcess(own_instance(env, f"crawl{n}", runs=1), [brand],
+                                   tmp_path / "logs") for n, brand in enumerate(brands * 2)]
             wait_until(lambda: holders_wanting_photos() >= 4, "every run to want photos",
-                       crawls)
+                       crawls, WAIT_S)
             assert replica.held_count() <= cap
-            wait_until(lambda: replica.held_count() == cap, "the cap to be in use", crawls)
-        runs = [crawl.finish() for crawl in crawls]
+            wait_until(lambda: replica.held_count() == cap, "the cap to be in use", crawls,
+                       WAIT_S)
+        runs = [crawl.finish(WAIT_S) for crawl in crawls]
     finally:
         for crawl in crawls:
             if not crawl.exited():  # only after an error: no crawl outlives the test

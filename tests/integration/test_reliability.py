@@ -1,8 +1,9 @@
 """Reliability, the fast cases: a crawl under transient faults, four runs of one brand at once,
-and a crawl killed with SIGKILL at three random moments and restarted each time.
+and a crawl killed with SIGKILL at three random moments and run again each time.
 
 The heavy versions, whose figures are in docs/reliability.md, are ``bench/reliability.py``;
-both go through the same functions, so what the bench measures is what is tested here. Crawl
+both go through the same functions, so what the bench measures is what is tested here. Each
+``fashion-assets crawl`` starts a ``dagster dev`` whose run processes do the work; crawl
 processes are synchronised with the replica's image gate, never by sleeping.
 """
 
@@ -59,7 +60,7 @@ def test_a_crawl_under_transient_faults_drafts_exactly_what_a_fault_free_crawl_d
             tmp_path / "fault-free", fault_free_url, f"file://{tmp_path / 'fault-free'}", server))
         server.set_faults(FAULTS)
         server.reset_stats()
-        # Two worker processes, as the CLI runs on this machine: each has its own client.
+        # Runs of the command's deployment, each a process with its own client.
         env = pipeline_env(tmp_path / "faults", catalog_url, f"file://{tmp_path / 'objects'}",
                            server, DAGSTER_HOME=str(tmp_path / "dagster"), **FAULT_CLIENT_ENV)
         run = CrawlProcess(env, brands, tmp_path / "logs").finish(DEADLINE_S)
@@ -76,13 +77,15 @@ def test_a_crawl_under_transient_faults_drafts_exactly_what_a_fault_free_crawl_d
     assert any(stats.by_status.get(status) for status in (500, 502, 503))
 
 
+@pytest.mark.timeout(900)  # four commands, each starting a `dagster dev`, at once
 def test_four_runs_of_one_brand_at_once_make_no_duplicate_and_none_fails(
         tmp_path: Path, database_url: str, replica: ReplicaServer) -> None:
     brand = normal_brands(replica)[0]
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica,
                        DAGSTER_HOME=str(tmp_path / "dagster"))
 
-    # Each run is frozen at its first image request until all four hold one.
+    # Each run is frozen at its first image request until all four hold one; each crawl
+    # has a Dagster instance of its own, whose queue would otherwise run them one by one.
     runs = concurrent_crawls(replica, env, [[brand.slug]] * 4, tmp_path / "logs", DEADLINE_S)
 
     for run in runs:
@@ -94,21 +97,27 @@ def test_four_runs_of_one_brand_at_once_make_no_duplicate_and_none_fails(
     assert sum(run.shows("created") for run in runs) == len(brand.shows)
 
 
+# Four commands one after the other, each starting a `dagster dev` (up to a minute on two
+# loaded cores) before its runs reach the gate: about ten minutes on such a machine.
+@pytest.mark.timeout(1200)
 def test_a_crawl_killed_at_random_moments_and_restarted_ends_with_the_full_result(
         tmp_path: Path, catalog_url: str, replica: ReplicaServer) -> None:
+    """The command is SIGKILLed; its deployment (the run processes) ends by itself, and the
+    next command fails the runs it left marked as running."""
     brands = [brand.slug for brand in normal_brands(replica)]
     expected = expected_drafts(replica.site, brands)
     env = pipeline_env(tmp_path, catalog_url, f"file://{tmp_path / 'objects'}", replica,
                        DAGSTER_HOME=str(tmp_path / "dagster"))
 
     result = kill_and_restart(
-        replica, env, brands, kills=3, workers=2, seed=3,
+        replica, env, brands, kills=3, seed=3,
         total_photos=sum(len(keys) for keys in expected.values()),
         database_url=catalog_url, store_root=tmp_path / "objects",
         logs=tmp_path / "logs", deadline_s=DEADLINE_S)
 
     assert [kill.in_flight > 0 for kill in result.kills] == [True] * 3
-    assert all(kill.in_flight <= IMAGE_CONCURRENCY * 2 for kill in result.kills)
+    # At most a run per brand, each with its own image client.
+    assert all(kill.in_flight <= IMAGE_CONCURRENCY * len(brands) for kill in result.kills)
     assert result.final.ok, result.final.log_tail
     assert result.drafts.drafts == expected
     assert result.drafts.duplicates == 0
@@ -117,6 +126,10 @@ def test_a_crawl_killed_at_random_moments_and_restarted_ends_with_the_full_resul
     assert result.final.shows("created") == len(expected) - result.kills[-1].drafts
     assert result.missing == 0
     assert result.unreferenced <= result.in_flight
+    # No run is left marked as running, and the one each kill caught at the gate was failed
+    # (by the next command: the killed one's deployment was gone).
+    assert result.runs and result.left_running == 0
+    assert result.runs.get("FAILURE", 0) >= 3
 
 
 def test_a_crawl_under_faults_and_the_repairs_it_triggers_end_with_the_fault_free_drafts(

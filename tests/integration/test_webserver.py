@@ -272,7 +272,7 @@ def test_the_ui_shows_which_brand_partitions_need_attention(
     env = {**_env(tmp_path), **{k: v for k, v in pipeline_env(
         tmp_path / "home", "", "", replica).items() if k.startswith("FASHION_") and v}}
     crawl = subprocess.run([sys.executable, "-m", "fashion_assets", "crawl", "--brand", clean,
-                            "--brand", HOSTILE_BRAND, "--workers", "1"], cwd=REPO, env=env,
+                            "--brand", HOSTILE_BRAND], cwd=REPO, env=env,
                            capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=False)
     assert crawl.returncode == 0, f"{crawl.stdout}\n{crawl.stderr}"
 

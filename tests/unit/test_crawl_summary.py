@@ -7,12 +7,20 @@ from typing import Any
 
 from dagster import EventLogEntry
 
+from fashion_assets.domain.ingest import Outcome
 from fashion_assets.launch.follow import RunLog
-from fashion_assets.launch.summaries import crawl_totals, summary_line
+from fashion_assets.launch.summaries import (
+    RunOutcome,
+    crawl_kinds,
+    crawl_summary,
+    crawl_totals,
+    summary_line,
+)
 
 
 def week(listed: int, waiting: int, **shows: int) -> dict[str, Any]:
-    """A street-style week's summary, as ``runs._summary`` builds it from the metadata."""
+    """A street-style week's summary, as ``launch.summaries.crawl_summary`` builds it from
+    the metadata."""
     return {"kind": "week", "partition": "lagos-fashion-week", "success": True,
             "listed": listed, "waiting_for_name": waiting, "waits_for": "city",
             "shows": {"created": 0, "skipped_already_ingested": 0, **shows},
@@ -87,3 +95,21 @@ def test_a_crawl_prints_its_steps_own_lines_and_only_verbose_prints_every_event(
                for line in verbose), verbose
     assert verbose[1] is not None and verbose[1].endswith(
         "Dependencies for step runway_drafts failed")
+
+
+def test_a_range_run_names_each_partition_whose_listing_failed_and_counts_as_failed() -> None:
+    kind = crawl_kinds()["brand"]
+    drafts = {f"shows_{o.value}": 0 for o in Outcome}
+    outcome = RunOutcome("r1", True, {
+        kind.listing_asset: {"listed": 4, "failed_table": [
+            {"brand": "nosuch", "error": "no such designer on Vogue: nosuch (HTTP 404)"}]},
+        kind.drafts_asset: {**drafts, "shows_created": 4, "images_stored": 48,
+                            "images_missing": 0}})
+
+    summary = crawl_summary(kind, "acne..nosuch", outcome)
+
+    assert summary["success"] is False
+    assert summary_line(summary) == (
+        "acne..nosuch: 4 created; 48 photos stored, 0 missing; FAILED nosuch - no such "
+        "designer on Vogue: nosuch (HTTP 404)")
+    assert crawl_totals([summary]).startswith("1 crawls, 1 failed (1 of their partitions): 4")
