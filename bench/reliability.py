@@ -1,7 +1,7 @@
 """Reliability of the crawl: transient faults, SIGKILLs and concurrent runs, with figures.
 
     python -m bench.reliability            # the full size (20 kills: about an hour)
-    python -m bench.reliability --quick    # a small size, to check the harness (10 min)
+    python -m bench.reliability --quick    # a small size, to check the harness (10-20 min)
 
 The replica serves from its own process (``bench.common.replica``). Every scenario runs
 ``fashion-assets crawl`` as a user does, in separate processes (``bench/crawls.py``), on a

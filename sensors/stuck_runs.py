@@ -7,10 +7,18 @@ frozen or died stops, and so does a step that finished nothing for
 than ``FASHION_STUCK_AFTER_SECONDS`` is reported and terminated through the instance's run
 launcher; if the launcher cannot reach it (its process is gone: killed, out of memory, its
 machine lost), the run is marked failed, which frees its queue slot and its brand's
-concurrency tag. Dagster's run monitoring does the same only for launchers that can check
-a run's worker (containers); the default run launcher cannot, so this sensor is the bound.
+concurrency tag. A run process on the sensor's machine that is frozen (stopped) is killed
+instead: the launcher's termination waits for the process to answer, a minute, and holds
+the code server's execution lock meanwhile. Dagster's run monitoring does the same only
+for launchers that can check a run's worker (containers); the default run launcher
+cannot, so this sensor is the bound.
 """
 
+import signal
+import socket
+from datetime import timedelta
+
+import psutil
 from dagster import DagsterRunStatus, SensorEvaluationContext, SkipReason, sensor
 from dagster_shared.check import CheckError
 
@@ -40,7 +48,10 @@ def stuck_runs_sensor(context: SensorEvaluationContext, catalog: CatalogResource
         run = context.instance.get_run_by_id(row.run_id)
         if run is not None and run.status in ALIVE:
             context.log.warning(f"run {row.run_id} ({row.kind} {row.partition_key}): {note}")
-            if not _terminate(context, row.run_id):
+            if _kill_frozen(row):
+                note += "; its process was frozen, and is killed"
+                context.instance.report_run_failed(run, note)
+            elif not _terminate(context, row.run_id):
                 context.instance.report_run_failed(run, note)
         progress.finish(engine, row.run_id, "terminated", note)
         ended.append(f"{row.partition_key} ({row.run_id[:8]})")
@@ -56,3 +67,25 @@ def _terminate(context: SensorEvaluationContext, run_id: str) -> bool:
     except (NotImplementedError, CheckError) as exc:
         context.log.info(f"run {run_id}: the run launcher cannot terminate it ({exc})")
         return False
+    except Exception as exc:  # its code server unreachable, say: the run is failed instead
+        context.log.warning(f"run {run_id}: the run launcher failed to terminate it: "
+                            f"{type(exc).__name__}: {exc}")
+        return False
+
+
+def _kill_frozen(row: progress.ProgressRow) -> bool:
+    """Kill the row's run process if it runs on this machine and is stopped (SIGSTOP, a
+    debugger): such a process never answers the launcher. The process must be older than
+    the row, so a process id reused since is never touched."""
+    if row.host != socket.gethostname() or row.pid <= 0:
+        return False
+    try:
+        process = psutil.Process(row.pid)
+        born = process.create_time()
+        frozen = process.status() in (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP)
+        if not frozen or born > (row.started_at + timedelta(seconds=1)).timestamp():
+            return False
+        process.send_signal(signal.SIGKILL)
+    except psutil.Error:  # gone meanwhile, or not ours to kill
+        return False
+    return True

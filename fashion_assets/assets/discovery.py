@@ -9,7 +9,11 @@ Thin shell: fetch the listing pages (``crawl/discovery.py``), apply the rule
 from dagster import AssetExecutionContext, MaterializeResult, asset
 from sqlalchemy import Engine
 
-from fashion_assets.assets.policies import CRAWL_RETRY, listing_failures
+from fashion_assets.assets.policies import (
+    CRAWL_RETRY,
+    interruptions_not_retried,
+    listing_failures,
+)
 from fashion_assets.assets.steps import step_progress
 from fashion_assets.catalog.discovery import brand_spellings, hold_designers, register_designers
 from fashion_assets.crawl import loop
@@ -58,7 +62,7 @@ def vogue_designer_discovery(context: AssetExecutionContext, catalog: CatalogRes
 
     # DiscoveryError: retried only when the source did not answer. The row ends after the
     # last write, not after the last page.
-    with listing_failures(), tracker:
+    with interruptions_not_retried(), listing_failures(), tracker:
         listings = loop.run(read())
         found, registered, held = _load(context, engine, site.source, listings,
                                         discovery.scope())

@@ -15,6 +15,7 @@ from typing import Any, Generic, TypeVar
 from dagster import AssetExecutionContext
 from sqlalchemy import Engine
 
+from fashion_assets.assets.policies import interruptions_not_retried
 from fashion_assets.assets.steps import step_progress
 from fashion_assets.catalog.entities import EntityTables
 from fashion_assets.crawl import loop
@@ -74,7 +75,7 @@ def run_drafts(context: AssetExecutionContext, engine: Engine, crawler: CrawlerR
                 fetcher, store, engine, tables, results, limits=crawler.limits(),
                 on_done=tracker.progressed)
 
-    with tracker:
+    with interruptions_not_retried(), tracker:
         results, counters, healed = loop.run(run())
     progress.flush()
     if healed.missing:

@@ -10,7 +10,15 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from dagster import BackfillPolicy, Backoff, BetaWarning, Failure, Jitter, RetryPolicy
+from dagster import (
+    BackfillPolicy,
+    Backoff,
+    BetaWarning,
+    DagsterExecutionInterruptedError,
+    Failure,
+    Jitter,
+    RetryPolicy,
+)
 
 from fashion_assets import settings
 from fashion_assets.crawl.runway import ListingError
@@ -52,3 +60,14 @@ def listing_failures() -> Iterator[None]:
         if exc.transient:
             raise
         raise Failure(str(exc), allow_retries=False) from None
+
+
+@contextmanager
+def interruptions_not_retried() -> Iterator[None]:
+    """A step Dagster interrupts (its run terminated: the command stopped, the stuck-run
+    sensor, the UI) fails for good. Dagster retries an interrupted step under its retry
+    policy, and the retry would crawl on in a run nobody interrupts a second time."""
+    try:
+        yield
+    except (DagsterExecutionInterruptedError, KeyboardInterrupt):
+        raise Failure("interrupted: the run was terminated", allow_retries=False) from None

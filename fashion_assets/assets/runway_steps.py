@@ -13,6 +13,7 @@ from dagster import AssetExecutionContext, MaterializeResult
 from sqlalchemy import Engine
 
 from fashion_assets.assets.drafts_step import run_drafts
+from fashion_assets.assets.policies import interruptions_not_retried
 from fashion_assets.assets.steps import step_progress
 from fashion_assets.catalog.coverage import given_up_shows, refund_attempts
 from fashion_assets.catalog.entities import RUNWAY
@@ -61,7 +62,7 @@ def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
                                          run_id=context.run.run_id, limits=crawler.limits(),
                                          on_result=on_result)
 
-    with tracker, _refunded_on_outage(context, engine, shows):
+    with interruptions_not_retried(), tracker, _refunded_on_outage(context, engine, shows):
         results = loop.run(run())
     progress.flush()
     counts = Counter(r.outcome for r in results)

@@ -8,7 +8,7 @@ from typing import TypeVar
 from dagster import AssetExecutionContext
 from sqlalchemy import Engine
 
-from fashion_assets.assets.policies import listing_failures
+from fashion_assets.assets.policies import interruptions_not_retried, listing_failures
 from fashion_assets.crawl import loop
 from fashion_assets.crawl.http import Fetcher
 from fashion_assets.crawl.runway import ListingError
@@ -65,7 +65,7 @@ def read_listings(context: AssetExecutionContext, engine: Engine, crawler: Crawl
 
     listed: list[tuple[str, T]] = []
     failed: list[tuple[str, str]] = []
-    with tracker:
+    with interruptions_not_retried(), tracker:
         for key in keys:
             try:
                 listed.append((key, loop.run(run(key))))

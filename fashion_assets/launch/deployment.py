@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
 import uuid
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -93,9 +94,9 @@ def _local_dagster_dev(env: dict[str, str], note: Any) -> Iterator[Deployment]:
     from fashion_assets.launch.instance import default_dagster_home
 
     home = default_dagster_home()
-    logs = home / "logs"
-    logs.mkdir(exist_ok=True)
-    log = logs / "dagster-dev.log"
+    # Not DAGSTER_HOME/logs: that is Dagster's telemetry folder, which its upload thread
+    # empties even with telemetry off in dagster.yaml.
+    log = home / "dagster-dev.log"
     deployment_id = uuid.uuid4().hex
     lock = _hold_lock(home, deployment_id)
     port = _free_port()
@@ -107,7 +108,8 @@ def _local_dagster_dev(env: dict[str, str], note: Any) -> Iterator[Deployment]:
     with open(log, "ab") as out:
         watchdog = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=out,
                                     stderr=subprocess.STDOUT, start_new_session=True,
-                                    env={**env, "DAGSTER_HOME": str(home)})
+                                    env={**env, "DAGSTER_HOME": str(home),
+                                         "DAGSTER_DISABLE_TELEMETRY": "1"})
     assert watchdog.stdin is not None
     try:
         _wait_until_up(url, watchdog, log)
@@ -165,6 +167,7 @@ def fail_runs_of_ended(instance: Any, engine: Any) -> list[str]:
     for run in instance.get_runs(RunsFilter(statuses=live)):
         deployment_id = run.tags.get(DEPLOYMENT_TAG)
         if deployment_id and _ended(home, deployment_id):
+            _lock_path(home, deployment_id).unlink(missing_ok=True)
             note = ("the command that submitted this run was killed, and the `dagster dev` it "
                     "had started for its runs ended with it")
             instance.report_run_failed(run, note)
@@ -187,8 +190,9 @@ def _stop(watchdog: subprocess.Popen[bytes], pipe: BinaryIO) -> None:
     pipe.close()
     try:
         watchdog.wait(STOP_WAIT_S)
-    except subprocess.TimeoutExpired:
-        watchdog.kill()
+    except subprocess.TimeoutExpired:  # the watchdog's whole group: it leads one
+        with suppress(ProcessLookupError):
+            os.killpg(watchdog.pid, signal.SIGKILL)
         watchdog.wait()
 
 

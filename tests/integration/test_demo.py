@@ -42,7 +42,7 @@ def test_the_demo_prints_progress_a_total_and_commands_as_typed(tmp_path: Path) 
     [started] = [line for line in lines if line.startswith("started Dagster")]
     assert started.startswith("started Dagster (`dagster dev`: webserver, daemon) for this "
                               "command in "), output
-    assert started.endswith(f"; its log: {dagster_home / 'logs' / 'dagster-dev.log'}"), output
+    assert started.endswith(f"; its log: {dagster_home / 'dagster-dev.log'}"), output
     # A line per run as it ends, naming its partition or range: each partition in one line.
     covering = lines_by_partition(lines, dagster_home)
     assert sorted(covering) == sorted(partitions), output

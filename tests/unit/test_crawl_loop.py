@@ -1,0 +1,82 @@
+"""The crawl's event loop hands SIGINT to the handler in place (Dagster's, in a step)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from fashion_assets.crawl import loop
+
+
+class Interrupted(BaseException):
+    """What Dagster's handler raises in a step: ``DagsterExecutionInterruptedError``."""
+
+
+@contextmanager
+def sigint_handler(handler: Callable[[int, Any], Any]) -> Iterator[None]:
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+async def interrupted_crawl(done: list[str]) -> str:
+    """A crawl that sends itself SIGINT, then waits far longer than the test allows."""
+    os.kill(os.getpid(), signal.SIGINT)
+    try:
+        await asyncio.sleep(60)
+    finally:
+        done.append("cleaned up")
+    return "finished"
+
+
+def raising(signum: int, frame: Any) -> None:
+    raise Interrupted("terminated")
+
+
+@pytest.mark.timeout(20)
+def test_a_raising_handler_cancels_the_crawl_and_its_exception_reaches_the_caller() -> None:
+    done: list[str] = []
+    with sigint_handler(raising):
+        with pytest.raises(Interrupted, match="terminated"):
+            loop.run(interrupted_crawl(done))
+        assert done == ["cleaned up"]  # cancelled: its finally blocks ran
+        assert signal.getsignal(signal.SIGINT) is raising  # restored for the next step
+
+
+@pytest.mark.timeout(20)
+def test_python_s_default_handler_ends_the_crawl_with_keyboard_interrupt() -> None:
+    with sigint_handler(signal.default_int_handler), pytest.raises(KeyboardInterrupt):
+        loop.run(interrupted_crawl([]))
+
+
+@pytest.mark.timeout(20)
+def test_a_handler_that_only_records_the_signal_lets_the_crawl_finish() -> None:
+    seen: list[int] = []
+
+    async def crawl() -> str:
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.sleep(0.2)
+        return "finished"
+
+    with sigint_handler(lambda signum, frame: seen.append(signum)):
+        assert loop.run(crawl()) == "finished"
+    assert seen == [signal.SIGINT]
+
+
+def test_an_ignored_sigint_leaves_the_crawl_alone() -> None:
+    async def crawl() -> str:
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.sleep(0.1)
+        return "finished"
+
+    with sigint_handler(signal.SIG_IGN):
+        assert loop.run(crawl()) == "finished"
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
