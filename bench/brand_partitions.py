@@ -50,12 +50,11 @@ from bench.topology import (
     BACKFILL_RUNS,
     DEPLOY,
     LAUNCH_BACKFILL,
-    GraphQL,
-    GraphQLError,
     Topology,
     dagster_pg_env,
     wait_for,
 )
+from fashion_assets.launch.graphql import GraphQL, GraphQLError
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "archive-benchmarks.md"
 HEADING = "Dagster at the archive's brand partitions"

@@ -66,8 +66,6 @@ from bench.reliability import publish
 from bench.run import ENGINE, fashion_assets_crawl
 from bench.topology import (
     DEPLOY,
-    GraphQL,
-    GraphQLError,
     Service,
     Topology,
     dagster_pg_env,
@@ -76,6 +74,7 @@ from bench.topology import (
 )
 from fashion_assets.domain.batches import batches
 from fashion_assets.jobs.crawl_schedule import batch_tags
+from fashion_assets.launch.graphql import GraphQL, GraphQLError
 from fashion_assets.sources.registry import VOGUE
 from tests.catalog_db import query
 

@@ -64,27 +64,6 @@ query BackfillRuns($id: String!) {
   }
 }"""
 
-class GraphQLError(RuntimeError):
-    """The webserver answered a query with errors, or with an error type."""
-
-
-@dataclass
-class GraphQL:
-    """The webserver's GraphQL endpoint, asked as the UI asks it."""
-
-    url: str
-    client: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=300))
-
-    def __call__(self, query: str, **variables: Any) -> dict[str, Any]:
-        answer = self.client.post(f"{self.url}/graphql",
-                                  json={"query": query, "variables": variables})
-        answer.raise_for_status()
-        body = answer.json()
-        if body.get("errors"):
-            raise GraphQLError(str(body["errors"])[:2000])
-        return body["data"]
-
-
 def free_port() -> int:
     """A port the OS just handed out; the server binds it right after."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:

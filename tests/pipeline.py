@@ -43,8 +43,8 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
     new partition added first, a brand typo's partition removed again); a summary each."""
     kinds = crawl_kinds()
     added: set[tuple[str, str]] = set()
-    for name in {kind for kind, _ in targets} - {"batch"}:
-        keys = [key for kind, key in targets if kind == name]
+    for name in {kind for kind, _ in targets}:  # a range's partitions are there already
+        keys = [key for kind, key in targets if kind == name and ".." not in key]
         added |= {(name, key) for key in add_partitions(instance, kinds[name].partitions, keys)}
     summaries = []
     for kind, key in targets:

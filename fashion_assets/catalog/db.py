@@ -15,31 +15,46 @@ from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 SQLITE_BUSY_TIMEOUT_MS = 60_000
 
 
+class CatalogURLError(ValueError):
+    """A catalog database URL the catalog cannot use (a user's setting, said in one line)."""
+
+
 def redact_url(url: str) -> str:
-    """The URL with its password masked, safe for logs and metadata."""
+    """The URL with its password masked and its control characters escaped (a newline
+    would split the one line that names it), safe for logs and metadata."""
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        shown = make_url(url).render_as_string(hide_password=True)
     except Exception:
         return "<unparseable database URL>"
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in shown)
 
 
 def create_catalog_engine(url: str) -> Engine:
     """Create an engine for ``url`` (``sqlite:///...`` or ``postgresql+psycopg2://...``)."""
-    parsed = make_url(url)
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):  # ValueError: a port that is not a number
+        raise CatalogURLError(f"{redact_url(url)} is not a database URL: write it as "
+                              "sqlite:///PATH or postgresql+psycopg2://USER@HOST/DB") from None
     if parsed.get_backend_name() == "sqlite":
         return _sqlite_engine(url, parsed.database)
     if parsed.get_backend_name() == "postgresql":
         if parsed.get_driver_name() != "psycopg2":
-            raise ValueError(
+            raise CatalogURLError(
                 "the catalog speaks to PostgreSQL through psycopg2: "
                 f"write the URL as postgresql+psycopg2://..., not {redact_url(url)}"
             )
-        return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
-    raise ValueError(
+        # A server that never answers (a firewall dropping packets) fails a command in
+        # seconds, not minutes; the URL's own connect_timeout wins.
+        timeout = {} if "connect_timeout" in parsed.query else {"connect_timeout": 10}
+        return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10,
+                             connect_args=timeout)
+    raise CatalogURLError(
         f"unsupported catalog database URL {redact_url(url)}: use sqlite or postgresql"
     )
 

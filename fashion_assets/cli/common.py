@@ -10,7 +10,6 @@ import contextlib
 import json
 import os
 import re
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -101,16 +100,9 @@ def run_and_follow(job: str, *, asset: str = "", step: str = "",
                    run_config: dict[str, Any] | None = None) -> dict[str, Any]:
     """One run of ``job`` through the Dagster deployment (``launch.crawl.run_job``), its log
     lines and notes on stderr; its summary. A stop signal or a missing deployment ends the
-    command with its one line."""
-    from fashion_assets.launch.crawl import CrawlStopped, command_session, run_job
-    from fashion_assets.launch.deployment import DeploymentError
+    command with its one line (``cli/errors.py``)."""
+    from fashion_assets.launch.crawl import command_session, run_job
 
-    try:
-        with command_session(note=lambda line: click.echo(line, err=True)) as session:
-            return run_job(session, job, run_config=run_config, asset=asset, step=step,
-                           on_line=lambda line: click.echo(line, err=True))
-    except CrawlStopped as stopped:
-        click.echo(stopped.message, err=True)
-        sys.exit(stopped.code)
-    except DeploymentError as error:
-        raise click.ClickException(str(error)) from None
+    with command_session(note=lambda line: click.echo(line, err=True)) as session:
+        return run_job(session, job, run_config=run_config, asset=asset, step=step,
+                       on_line=lambda line: click.echo(line, err=True))

@@ -36,9 +36,8 @@ def crawl(brands: list[str], seasons: list[str], weeks: list[str], crawl_all: bo
     FASHION_CRAWL_BATCH_BRANDS brands (partition ranges). SIGTERM or SIGINT (Ctrl-C) stops
     the crawl: its runs are terminated, and it exits with 128 + the signal (143, 130).
     """
-    from fashion_assets.launch.crawl import CrawlStopped, command_session
+    from fashion_assets.launch.crawl import command_session
     from fashion_assets.launch.crawl import crawl as crawl_runs
-    from fashion_assets.launch.deployment import DeploymentError
     from fashion_assets.launch.follow import RunLog
     from fashion_assets.launch.summaries import summary_line
 
@@ -47,19 +46,13 @@ def crawl(brands: list[str], seasons: list[str], weeks: list[str], crawl_all: bo
     if not targets and not crawl_all:
         raise click.UsageError("name something to crawl: --brand, --season, --week or --all")
     typed = program()
-    try:
-        with command_session(note=lambda line: click.echo(line, err=True)) as session:
-            summaries = crawl_runs(
-                session, targets, all_brands=crawl_all,
-                run_log=RunLog.EVENTS if verbose else RunLog.PROGRESS,
-                on_summary=lambda s: None if as_json else click.echo(
-                    summary_line(s, program=typed)),
-                on_line=lambda line: click.echo(line, err=True))
-    except CrawlStopped as stopped:
-        click.echo(stopped.message, err=True)
-        sys.exit(stopped.code)
-    except DeploymentError as error:
-        raise click.ClickException(str(error)) from None
+    with command_session(note=lambda line: click.echo(line, err=True)) as session:
+        summaries = crawl_runs(
+            session, targets, all_brands=crawl_all,
+            run_log=RunLog.EVENTS if verbose else RunLog.PROGRESS,
+            on_summary=lambda s: None if as_json else click.echo(
+                summary_line(s, program=typed)),
+            on_line=lambda line: click.echo(line, err=True))
     if not summaries:  # --all, and the catalog has no brand
         click.echo(f"nothing to crawl: the catalog has no brand yet; register them with"
                    f" `{typed} brands discover` or `{typed} brands add SLUG`", err=True)

@@ -17,13 +17,4 @@ from fashion_assets.demo import run_demo
 def demo(brand_count: int, shows: int, photos: int, verbose: bool) -> None:
     """Start the replica, crawl its brands, seasons and fashion weeks (a line each), and say
     what to run next."""
-    from fashion_assets.launch.crawl import CrawlStopped
-    from fashion_assets.launch.deployment import DeploymentError
-
-    try:
-        sys.exit(run_demo(brand_count, shows, photos, echo=click.echo, verbose=verbose))
-    except CrawlStopped as stopped:
-        click.echo(stopped.message, err=True)
-        sys.exit(stopped.code)
-    except DeploymentError as error:
-        raise click.ClickException(str(error)) from None
+    sys.exit(run_demo(brand_count, shows, photos, echo=click.echo, verbose=verbose))

@@ -88,7 +88,7 @@ def crawl_tags(kind_name: str, key: str) -> dict[str, str]:
 
     batch = Batch.from_label(key)
     if batch.first != batch.last:
-        return batch_tags(batch, "brand" if kind_name == "batch" else kind_name)
+        return batch_tags(batch, kind_name)
     return {PARTITION_TAG: key, CRAWL_TAG: kind_name,
             **({BRAND_TAG: key} if kind_name == "brand" else {})}
 
@@ -124,7 +124,15 @@ class Session:
     instance: Any
     deployed: Deployment
     mark: Mapping[str, str]
+    engine: Any  # the catalog's
     env: Mapping[str, str] | None = None
+
+    def watch(self) -> bool:
+        """At every poll of the runs: if the deployment another command started has ended
+        with it (killed), the runs it had are failed, so the follow sees them end."""
+        if self.deployed.ended():
+            fail_runs_of_ended(self.instance, self.engine)
+        return True
 
     def launch(self, requests: Sequence[RunRequest]) -> list[str]:
         """Submit ``requests``, each tagged with the command's mark; their run ids."""
@@ -153,10 +161,10 @@ def command_session(env: Mapping[str, str] | None = None,
     instance = dagster_instance()
     engine = catalog_engine(settings.database_url(env))
     for run_id in fail_runs_of_ended(instance, engine):
-        note(f"run {run_id} failed: the command that submitted it was killed")
+        note(f"run {run_id} failed: the command that started its `dagster dev` was killed")
     with _stop_signals(), _stopping(instance, engine) as mark, \
             deployment(env, note) as deployed, _terminating(instance, deployed, mark):
-        yield Session(instance, deployed, mark, env)
+        yield Session(instance, deployed, mark, engine, env)
 
 
 def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: bool = False,
@@ -192,7 +200,8 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
         summaries[run_id] = summary
         on_summary(summary)
 
-    follow_runs(instance, run_ids, run_log=run_log, on_line=on_line, on_end=ended)
+    follow_runs(instance, run_ids, run_log=run_log, on_line=on_line, on_end=ended,
+                keep_going=session.watch)
     return [summaries[run_id] for run_id in run_ids]
 
 
@@ -203,7 +212,7 @@ def run_job(session: Session, job: str, *, run_config: Mapping[str, Any] | None 
     (the metadata of ``asset``'s materialization or ``step``'s output, the failure)."""
     [run_id] = session.launch([RunRequest(job, {}, run_config or {})])
     follow_runs(session.instance, [run_id], run_log=run_log, on_line=on_line,
-                on_end=lambda run_id: None)
+                on_end=lambda run_id: None, keep_going=session.watch)
     return job_summary(run_outcome(session.instance, run_id), asset=asset, step=step)
 
 

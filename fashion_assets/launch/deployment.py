@@ -1,21 +1,22 @@
-"""The Dagster deployment that runs the command's runs: the user's, or one of its own.
+"""The Dagster deployment that runs the command's runs: the user's, or a private one.
 
 With ``FASHION_DAGSTER_URL`` set, the command submits to that webserver (``dagster dev`` of
 the same ``DAGSTER_HOME``, or a production deployment): its daemon launches the runs, its
-code location's environment is theirs. Unset, the command starts ``dagster dev`` on this
-machine with its own environment and ``DAGSTER_HOME`` for as long as it runs (through
-``watchdog.py``, so that the deployment never outlives it) and stops it at the end.
+code location's environment is theirs. Unset, the command runs its runs on the private
+``dagster dev`` of its ``DAGSTER_HOME``: the one another command started, if one runs with
+the same settings (one instance takes one daemon), else one it starts with its own
+environment (through ``watchdog.py``, so that it never outlives the command) and stops at
+the end, once no other command uses it (``registry.py``).
 
 A command killed outright (SIGKILL, the OOM killer) takes its deployment along, and the runs
 it was executing with it: Dagster still says they run, and their partitions' queue limits
-would hold every later crawl of them. Each such deployment holds a lock in ``DAGSTER_HOME``
-for as long as its command lives and tags its runs with its id (``DEPLOYMENT_TAG``); the
-next command fails the runs of deployments whose lock is free (``fail_runs_of_ended``).
+would hold every later crawl of them. Runs are tagged with their private deployment's id
+(``DEPLOYMENT_TAG``); the next command fails the runs of deployments whose owner has ended
+(``fail_runs_of_ended``), and so does a command using a deployment that ends under it.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 import signal
 import socket
@@ -24,7 +25,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -32,6 +33,7 @@ from typing import Any, BinaryIO
 import httpx
 
 from fashion_assets import settings
+from fashion_assets.launch import registry
 from fashion_assets.launch.graphql import GraphQL
 
 STARTUP_DEADLINE_S = 180.0
@@ -39,6 +41,7 @@ STARTUP_DEADLINE_S = 180.0
 processes at once."""
 POLL_S = 0.1
 STOP_WAIT_S = 30.0
+USERS_POLL_S = 1.0
 DEPLOYMENT_TAG = "fashion-assets/deployment"
 """On every run submitted to a deployment the command started: the deployment's id."""
 
@@ -55,7 +58,15 @@ class Deployment:
     url: str
     graphql: GraphQL
     log: Path | None = None
-    id: str = ""  # a deployment the command started: the id its runs are tagged with
+    id: str = ""  # a private deployment (``dagster dev``): the id its runs are tagged with
+    owner: bool = True  # False: another command of this DAGSTER_HOME started it
+
+    def ended(self) -> bool:
+        """Whether the private deployment another command started ended with it (killed):
+        the runs submitted to it will never end by themselves."""
+        from fashion_assets.launch.instance import default_dagster_home
+
+        return not self.owner and registry.ended(default_dagster_home(), self.id)
 
     def tags(self) -> dict[str, str]:
         """The tags of every run submitted to this deployment."""
@@ -91,14 +102,45 @@ def deployment(env: Mapping[str, str] | None = None,
 
 @contextmanager
 def _local_dagster_dev(env: dict[str, str], note: Any) -> Iterator[Deployment]:
+    """The ``dagster dev`` of this ``DAGSTER_HOME``: another command's, if one runs with
+    the same settings, else one started here and stopped once no other command uses it
+    (``registry.py``)."""
     from fashion_assets.launch.instance import default_dagster_home
 
     home = default_dagster_home()
+    wanted = registry.settings_digest(env)
+    with ExitStack() as stack:
+        with registry.starting(home):
+            found = registry.live(home)
+            if found is None:
+                owned = stack.enter_context(_started(home, env, wanted, note))
+            else:
+                differ = registry.differing(found.settings, wanted)
+                if differ:
+                    raise DeploymentError(
+                        f"another command runs `dagster dev` on DAGSTER_HOME={home} (at "
+                        f"{found.url}) with other settings ({', '.join(differ)}): wait for "
+                        "it to end, or give this command a DAGSTER_HOME of its own")
+                stack.callback(os.close, registry.hold_user(home, found.id))
+        if found is None:
+            yield owned
+            return
+        note(f"runs on the `dagster dev` another command started for DAGSTER_HOME={home}, "
+             f"at {found.url}; its log: {found.log}")
+        yield Deployment(found.url, GraphQL(found.url), Path(found.log), found.id,
+                         owner=False)
+
+
+@contextmanager
+def _started(home: Path, env: dict[str, str], wanted: Mapping[str, str], note: Any
+             ) -> Iterator[Deployment]:
+    """``dagster dev`` started (within ``registry.starting``), recorded for the other
+    commands of this ``DAGSTER_HOME``; at the end, stopped once none of them uses it."""
     # Not DAGSTER_HOME/logs: that is Dagster's telemetry folder, which its upload thread
     # empties even with telemetry off in dagster.yaml.
     log = home / "dagster-dev.log"
     deployment_id = uuid.uuid4().hex
-    lock = _hold_lock(home, deployment_id)
+    lock = registry.hold_owner(home, deployment_id)
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "fashion_assets.launch.watchdog",
@@ -113,43 +155,29 @@ def _local_dagster_dev(env: dict[str, str], note: Any) -> Iterator[Deployment]:
     assert watchdog.stdin is not None
     try:
         _wait_until_up(url, watchdog, log)
+        registry.record(home, registry.Registered(deployment_id, url, str(log), wanted))
         note(f"started Dagster (`dagster dev`: webserver, daemon) for this command in "
              f"{time.monotonic() - started:.1f} s, at {url}; its log: {log}")
         yield Deployment(url, GraphQL(url), log, deployment_id)
+        _wait_unused(home, deployment_id, note)
     finally:
         _stop(watchdog, watchdog.stdin)
-        _lock_path(home, deployment_id).unlink(missing_ok=True)
+        registry.forget(home, deployment_id)
         os.close(lock)
 
 
-def _lock_path(home: Path, deployment_id: str) -> Path:
-    return home / "deployments" / f"{deployment_id}.lock"
-
-
-def _hold_lock(home: Path, deployment_id: str) -> int:
-    """The deployment's lock, held (the kernel frees it when this process ends)."""
-    path = _lock_path(home, deployment_id)
-    path.parent.mkdir(exist_ok=True)
-    fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o644)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
-
-
-def _ended(home: Path, deployment_id: str) -> bool:
-    """Whether the command that started deployment ``deployment_id`` has ended (its lock is
-    free, or gone)."""
-    path = _lock_path(home, deployment_id)
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return True
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    finally:
-        os.close(fd)
-    return True
+def _wait_unused(home: Path, deployment_id: str, note: Any) -> None:
+    """Wait until no other command uses the deployment (their runs would end with it)."""
+    waiting = False
+    while True:
+        with registry.starting(home):
+            if registry.unused(home, deployment_id):
+                return
+        if not waiting:
+            note("waiting for the other commands that run on this `dagster dev` to end "
+                 "before stopping it")
+            waiting = True
+        time.sleep(USERS_POLL_S)  # polling a real condition: the users' locks
 
 
 def fail_runs_of_ended(instance: Any, engine: Any) -> list[str]:
@@ -166,10 +194,10 @@ def fail_runs_of_ended(instance: Any, engine: Any) -> list[str]:
     failed = []
     for run in instance.get_runs(RunsFilter(statuses=live)):
         deployment_id = run.tags.get(DEPLOYMENT_TAG)
-        if deployment_id and _ended(home, deployment_id):
-            _lock_path(home, deployment_id).unlink(missing_ok=True)
-            note = ("the command that submitted this run was killed, and the `dagster dev` it "
-                    "had started for its runs ended with it")
+        if deployment_id and registry.ended(home, deployment_id):
+            registry.forget(home, deployment_id)
+            note = ("the command that started the `dagster dev` of this run was killed, and "
+                    "the `dagster dev` ended with it")
             instance.report_run_failed(run, note)
             progress_catalog.finish(engine, run.run_id, "failed", note)
             failed.append(run.run_id)

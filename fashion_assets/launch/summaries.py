@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from fashion_assets.sources.registry import RUNWAY_PARTITION_NAMES, Source, runway_sources
@@ -41,8 +41,9 @@ def _runway_kind(name: str, source: Source) -> CrawlKind:
 
 @functools.cache
 def crawl_kinds() -> dict[str, CrawlKind]:
-    """``--brand``, ``--season``, ``--week`` and ``batch`` (consecutive brand partitions in
-    one run, keyed ``first..last``): the registry's runway source partitioned each way.
+    """``--brand``, ``--season`` and ``--week`` (a key each, or a range of consecutive
+    partitions in one run, keyed ``first..last``): the registry's runway source partitioned
+    each way, and street style.
 
     A second source partitioned like one of them is crawled by the schedules, sensors,
     backfills and the UI; the command line would need an option to choose between them, so
@@ -58,7 +59,6 @@ def crawl_kinds() -> dict[str, CrawlKind]:
     kinds["week"] = CrawlKind("week", "street_style_crawl", "fashion_weeks",
                               "street_style_listings", "street_snap_drafts", "articles_",
                               waits_for="city")
-    kinds["batch"] = replace(kinds["brand"], name="batch")
     return kinds
 
 

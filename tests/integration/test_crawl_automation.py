@@ -130,7 +130,7 @@ def test_a_backfill_of_several_brands_runs_them_all_in_one_run(
     for key in ("runway_show_listings", "runway_image_manifests", "runway_drafts"):
         assert defs.resolve_assets_def(key).backfill_policy == CRAWL_BATCHES
 
-    [summary] = crawl_partitions([("batch", f"{brands[0]}..{brands[-1]}")], instance, env)
+    [summary] = crawl_partitions([("brand", f"{brands[0]}..{brands[-1]}")], instance, env)
 
     assert summary["success"], summary
     runs = instance.get_run_records()

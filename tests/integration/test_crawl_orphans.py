@@ -152,14 +152,14 @@ def test_a_crawl_killed_outright_takes_its_deployment_along_and_the_next_fails_i
     assert [s["partition"] for s in again.summaries] == crawl.brands
     assert again.shows("created") == 4, again.summaries
     for run_id in crawl.held:
-        assert f"run {run_id} failed: the command that submitted it was killed" in (
+        assert f"run {run_id} failed: the command that started its `dagster dev` was killed" in (
             again.log_tail)
         assert crawl.instance.get_run_by_id(run_id).status == DagsterRunStatus.FAILURE
-        assert "the command that submitted this run was killed" in run_failure(
+        assert "the command that started the `dagster dev` of this run was killed" in run_failure(
             crawl.instance, run_id)
         row = progress.get(crawl.engine, run_id)
         assert row is not None and row.status == "failed", row
-        assert "the command that submitted this run was killed" in row.note
+        assert "the command that started the `dagster dev` of this run was killed" in row.note
     status = crawler_status(crawl.engine, crawl.instance)
     assert status["running"] == [] and status["line"].startswith("crawler: running 0,")
 

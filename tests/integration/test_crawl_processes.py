@@ -119,8 +119,8 @@ def test_a_run_killed_mid_show_then_run_again_loses_nothing_and_duplicates_nothi
     with DagsterInstance.from_config(env["DAGSTER_HOME"]) as instance:
         [killed_run] = [r for r in instance.get_runs() if r.run_id != summary["run_id"]]
     assert killed_run.status == DagsterRunStatus.FAILURE
-    assert f"run {killed_run.run_id} failed: the command that submitted it was killed" in (
-        rerun.log_tail)
+    assert (f"run {killed_run.run_id} failed: the command that started its `dagster dev` was"
+            " killed") in rerun.log_tail
     row = progress.get(catalog_engine(database_url), killed_run.run_id)
     assert row is not None and row.status == "failed"
-    assert "the command that submitted this run was killed" in row.note
+    assert "the command that started the `dagster dev` of this run was killed" in row.note

@@ -54,7 +54,7 @@ def scheduled_crawl(env: dict[str, str], instance: DagsterInstance) -> list[dict
                                 scheduled_execution_time=MONDAY) as context:
         requests = schedule(context)
     assert not isinstance(requests, SkipReason), requests.skip_message
-    batches = [("batch", request.tags[BRAND_TAG].removeprefix("batch:"))
+    batches = [("brand", request.tags[BRAND_TAG].removeprefix("batch:"))
                for request in requests]
     return crawl_partitions(batches, instance, env)
 

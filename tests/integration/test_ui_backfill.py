@@ -21,11 +21,11 @@ import pytest
 from bench.topology import (
     BACKFILL_RUNS,
     LAUNCH_BACKFILL,
-    GraphQL,
     Topology,
     dagster_pg_env,
     wait_for,
 )
+from fashion_assets.launch.graphql import GraphQL
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.sources.registry import VOGUE
 from tests.catalog_db import fresh_postgres_database, query

@@ -1,0 +1,51 @@
+"""The mistakes a user can make, each ended in one line and a non-zero exit, never a
+traceback: a catalog database that is not there or not a database URL, a Dagster deployment
+the command cannot reach or start, a command stopped by a signal.
+
+Caught once, where every command starts (``OneLineErrors``, the ``main`` group), so a
+command written later gets the same lines without a try block of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+
+class OneLineErrors(click.Group):
+    """A click group whose commands end a user's mistake with one line (``one_line``)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except SystemExit as stopped:
+            message = getattr(stopped, "message", "")  # launch.crawl.CrawlStopped's line
+            if message:
+                click.echo(message, err=True)
+            raise
+        except Exception as exc:
+            line = one_line(exc)
+            if line is None:
+                raise
+            raise click.ClickException(line) from None
+
+
+def one_line(exc: Exception) -> str | None:
+    """The line that says what went wrong and what to do, for an error a user's setting or
+    machine caused; None for any other error (a bug: its traceback is wanted)."""
+    from sqlalchemy.exc import OperationalError
+
+    from fashion_assets import settings
+    from fashion_assets.catalog.db import CatalogURLError, redact_url
+    from fashion_assets.launch.deployment import DeploymentError
+
+    if isinstance(exc, CatalogURLError):
+        return f"{exc} (FASHION_DATABASE_URL)"
+    if isinstance(exc, DeploymentError):
+        return str(exc)
+    if isinstance(exc, OperationalError):
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        return (f"the catalog database {redact_url(settings.database_url())} cannot be used: "
+                f"{reason}; start it, or set FASHION_DATABASE_URL to one that runs")
+    return None
