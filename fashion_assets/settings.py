@@ -27,7 +27,8 @@ SETTINGS: tuple[Setting, ...] = (
             "Dagster instance of the CLI."),
     Setting("FASHION_DAGSTER_URL", "", "Webserver of the Dagster deployment that runs the "
             "command's crawls (http://host:port, e.g. the `dagster dev` of this DAGSTER_HOME). "
-            "Empty: the command starts `dagster dev` for its own runs and stops it at the end."),
+            "Empty: the command starts `dagster dev` for its own runs and stops it at the end "
+            "(the commands of one DAGSTER_HOME running at once share it)."),
     Setting("FASHION_DATABASE_URL", "", "Catalog database. Empty: a SQLite file "
             "FASHION_HOME/catalog.db. PostgreSQL: postgresql+psycopg2://user:pass@host/db."),
     Setting("FASHION_STORE_URL", "", "Object storage. Empty: file store in "

@@ -97,8 +97,9 @@ def plan_runs(instance: Any, targets: Sequence[tuple[str, str]],
               env: Mapping[str, str] | None) -> tuple[list[tuple[str, str]], set[str]]:
     """The runs for ``(kind, key)`` targets: each kind's keys added as partitions, then cut
     into ranges of its partitions' order (``domain/batches.py: plan_ranges``: at most
-    ``FASHION_CRAWL_BATCH_BRANDS`` keys a run, at least a run per CPU while keys can be
-    split); ``(kind, key or first..last)`` per run, and the brands this call added."""
+    ``FASHION_CRAWL_BATCH_BRANDS`` keys a run, at least a run per slot of the run queue
+    while keys can be split: ``queue_slots``); ``(kind, key or first..last)`` per run,
+    and the brands this call added."""
     from fashion_assets.domain.batches import plan_ranges
     from fashion_assets.jobs.crawl_schedule import batch_size
 
@@ -112,8 +113,17 @@ def plan_runs(instance: Any, targets: Sequence[tuple[str, str]],
             added_brands.update(added)
         order = instance.get_dynamic_partitions(kinds[name].partitions)
         runs += [(name, batch.label) for batch in
-                 plan_ranges(order, keys, os.cpu_count() or 1, batch_size(env))]
+                 plan_ranges(order, keys, queue_slots(instance), batch_size(env))]
     return runs, added_brands
+
+
+def queue_slots(instance: Any) -> int:
+    """How many runs the instance's run queue runs at once (its ``dagster.yaml``'s
+    ``max_concurrent_runs``), so a plan keeps every slot busy; the CPU count when the
+    queue sets no limit."""
+    config = instance.get_concurrency_config().run_queue_config
+    limit = config.max_concurrent_runs if config is not None else -1
+    return limit if limit > 0 else (os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)

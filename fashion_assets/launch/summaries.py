@@ -84,8 +84,11 @@ def run_outcome(instance: Any, run_id: str) -> RunOutcome:
     materializations: dict[str, dict[str, Any]] = {}
     outputs: dict[str, dict[str, Any]] = {}
     errors: list[str] = []
+    run_failure: tuple[Any, str] | None = None  # its error, its message
+    crash = ""  # the code server's word on a run process that died (a signal, an exit code)
     wanted = {DagsterEventType.ASSET_MATERIALIZATION, DagsterEventType.STEP_OUTPUT,
-              DagsterEventType.STEP_FAILURE, DagsterEventType.RUN_FAILURE}
+              DagsterEventType.STEP_FAILURE, DagsterEventType.RUN_FAILURE,
+              DagsterEventType.ENGINE_EVENT}
     for entry in instance.all_logs(run_id, of_type=wanted):
         event = entry.dagster_event
         if event.event_type is DagsterEventType.ASSET_MATERIALIZATION:
@@ -97,9 +100,15 @@ def run_outcome(instance: Any, run_id: str) -> RunOutcome:
                                        event.step_output_data.metadata.items()}
         elif event.event_type is DagsterEventType.STEP_FAILURE:
             errors.append(root_message(event.step_failure_data.error, entry.message))
-        elif not errors:  # a run that failed before any step did (its process, its plan)
-            error = getattr(event.event_specific_data, "error", None)
-            errors.append(root_message(error, entry.message or "run failed"))
+        elif event.event_type is DagsterEventType.ENGINE_EVENT:
+            # "[DagsterApiServer] Run execution process for ... was terminated by signal 9"
+            _, found, said = (entry.message or "").partition("Run execution process for")
+            crash = f"{found}{said}".strip() if found else crash
+        elif run_failure is None:
+            run_failure = (getattr(event.event_specific_data, "error", None), entry.message)
+    if not errors and run_failure is not None:  # failed before any step did, or its process
+        error, message = run_failure
+        errors.append(root_message(error, crash or message or "run failed"))
     return RunOutcome(run_id, run is not None and run.status is DagsterRunStatus.SUCCESS,
                       materializations, outputs, errors)
 

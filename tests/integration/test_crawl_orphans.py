@@ -232,6 +232,11 @@ def test_a_run_process_killed_mid_run_fails_that_run_and_the_crawl_goes_on(
     killed_brand = crawl.instance.get_run_by_id(killed).tags["dagster/partition"]
     assert {s["partition"]: s["success"] for s in done.summaries} == {
         brand: brand != killed_brand for brand in crawl.brands}
+    [failed] = [s for s in done.summaries if not s["success"]]
+    # The summary says why: the code server's word on the process, not Dagster's generic
+    # "marked as failed from outside the execution context".
+    assert failed["error"].startswith(
+        f"Run execution process for {killed} was terminated by signal 9 (SIGKILL)."), failed
     assert crawl.runs() == {killed: DagsterRunStatus.FAILURE,
                             spared: DagsterRunStatus.SUCCESS}
     wait_gone(crawl.crawl.processes, "processes marked with the finished crawl", GONE_S)
