@@ -19,7 +19,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,33 +126,46 @@ def queue_slots(instance: Any) -> int:
     return limit if limit > 0 else (os.cpu_count() or 1)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Session:
-    """What the command's runs share: the instance, the deployment, the command's mark for
-    their tags, the environment of their settings."""
+    """What the command's runs share: the instance, the deployment (started, or joined, at
+    the first launch: a command with nothing to run starts nothing), the command's mark for
+    their tags, the catalog, the environment of their settings."""
 
     instance: Any
-    deployed: Deployment
     mark: Mapping[str, str]
     engine: Any  # the catalog's
-    env: Mapping[str, str] | None = None
+    env: Mapping[str, str] | None
+    _stack: ExitStack
+    _note: Callable[[str], None]
+    _deployed: Deployment | None = None
+
+    @property
+    def deployed(self) -> Deployment | None:
+        """The deployment, once the command has launched a run."""
+        return self._deployed
 
     def watch(self) -> bool:
         """At every poll of the runs: if the deployment another command started has ended
         with it (killed), the runs it had are failed, so the follow sees them end."""
-        if self.deployed.ended():
+        if self._deployed is not None and self._deployed.ended():
             fail_runs_of_ended(self.instance, self.engine)
         return True
 
     def launch(self, requests: Sequence[RunRequest]) -> list[str]:
         """Submit ``requests``, each tagged with the command's mark; their run ids."""
-        tags = {**self.mark, **self.deployed.tags()}
-        run_ids = launch_runs(self.deployed.graphql, job_selectors(self.deployed.graphql),
+        if not requests:
+            return []
+        if self._deployed is None:
+            self._deployed = self._stack.enter_context(deployment(self.env, self._note))
+        deployed = self._deployed
+        tags = {**self.mark, **deployed.tags()}
+        run_ids = launch_runs(deployed.graphql, job_selectors(deployed.graphql),
                               [RunRequest(r.job, {**r.tags, **tags}, r.run_config)
                                for r in requests])
         if run_ids and self.instance.get_run_by_id(run_ids[0]) is None:
             raise DeploymentError(
-                f"the deployment at {self.deployed.url} runs on another Dagster instance than "
+                f"the deployment at {deployed.url} runs on another Dagster instance than "
                 f"DAGSTER_HOME={os.environ['DAGSTER_HOME']}, so its runs cannot be followed "
                 f"from here (they were launched: {', '.join(run_ids)}); set DAGSTER_HOME to a "
                 "folder with the deployment's dagster.yaml (and its DAGSTER_PG_* settings)")
@@ -162,9 +175,10 @@ class Session:
 @contextmanager
 def command_session(env: Mapping[str, str] | None = None,
                     note: Callable[[str], None] = lambda line: None) -> Iterator[Session]:
-    """The deployment for the block's runs (``deployment.deployment``), with the command's
-    stop signals handled: a stop in the block ends its runs and exits ``CrawlStopped``.
-    Runs that a command killed outright left behind are failed first, with a line each."""
+    """The block's session: the deployment for its runs (``deployment.deployment``, at the
+    first launch), with the command's stop signals handled: a stop in the block ends its
+    runs and exits ``CrawlStopped``. Runs that a command killed outright left behind are
+    failed first, with a line each."""
     from fashion_assets import settings
     from fashion_assets.resources import catalog_engine
 
@@ -172,9 +186,10 @@ def command_session(env: Mapping[str, str] | None = None,
     engine = catalog_engine(settings.database_url(env))
     for run_id in fail_runs_of_ended(instance, engine):
         note(f"run {run_id} failed: the command that started its `dagster dev` was killed")
-    with _stop_signals(), _stopping(instance, engine) as mark, \
-            deployment(env, note) as deployed, _terminating(instance, deployed, mark):
-        yield Session(instance, deployed, mark, engine, env)
+    with _stop_signals(), _stopping(instance, engine) as mark, ExitStack() as stack:
+        session = Session(instance, mark, engine, env, stack, note)
+        with _terminating(session):
+            yield session
 
 
 def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: bool = False,
@@ -247,18 +262,19 @@ def _stopping(instance: Any, engine: Any) -> Iterator[dict[str, str]]:
 
 
 @contextmanager
-def _terminating(instance: Any, deployed: Deployment, mark: Mapping[str, str]
-                 ) -> Iterator[None]:
+def _terminating(session: Session) -> Iterator[None]:
     """On a stop signal, the deployment terminates the command's runs not ended (queued
     ones are canceled), and the block waits up to ``STOP_GRACE_S`` for them to end."""
     try:
         yield
     except _Stop as stop:
-        stop.ended = [run.run_id for run in _runs(instance, mark, live=True)]
-        terminate_runs(deployed.graphql, stop.ended)
-        deadline = time.monotonic() + STOP_GRACE_S
-        while _runs(instance, mark, live=True) and time.monotonic() < deadline:
-            time.sleep(0.25)  # polling the runs' status, a real condition
+        stop.ended = [run.run_id for run in _runs(session.instance, session.mark, live=True)]
+        if session.deployed is not None and stop.ended:
+            terminate_runs(session.deployed.graphql, stop.ended)
+            deadline = time.monotonic() + STOP_GRACE_S
+            while (_runs(session.instance, session.mark, live=True)
+                   and time.monotonic() < deadline):
+                time.sleep(0.25)  # polling the runs' status, a real condition
         raise
 
 

@@ -1,4 +1,8 @@
-"""The ``fashion-assets`` command, invoked in-process through click's test runner."""
+"""The ``fashion-assets`` command, invoked in-process through click's test runner.
+
+The command's path does not depend on the catalog's database: its tests run on the
+command's default, SQLite (``SQLITE``), and one (crawl, then status) on PostgreSQL too;
+the catalog's own tests cover both."""
 
 from __future__ import annotations
 
@@ -20,6 +24,8 @@ from fashion_assets.replica import (
 )
 from tests.catalog_db import query
 from tests.conftest import normal_brands, pipeline_env
+
+SQLITE = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
 
 @pytest.fixture
@@ -72,6 +78,7 @@ def test_crawl_then_status_report_the_same_archive(cli_env: dict[str, str],
     assert code == 0 and "not counted" in out.split("store:", 1)[1].split("\n", 1)[0]
 
 
+@SQLITE
 def test_crawl_exits_non_zero_only_when_a_run_failed(cli_env: dict[str, str]) -> None:
     code, out = run("crawl", "--brand", ROBOTS_BLOCKED_BRAND)
 
@@ -79,6 +86,7 @@ def test_crawl_exits_non_zero_only_when_a_run_failed(cli_env: dict[str, str]) ->
     assert "FAILED" in out and "robots_disallowed" in out
 
 
+@SQLITE
 def test_brands_are_registered_once_and_bad_slugs_refused(cli_env: dict[str, str]) -> None:
     assert run("brands", "add", "chloe", "--name", "Chloé") == (0, "added: chloe\n")
     assert run("brands", "add", "chloe") == (0, "already registered: chloe\n")
@@ -89,6 +97,7 @@ def test_brands_are_registered_once_and_bad_slugs_refused(cli_env: dict[str, str
     assert result.exit_code == 2 and "not a brand slug" in result.output
 
 
+@SQLITE
 def test_brands_discover_registers_what_vogue_lists_and_says_so(
         cli_env: dict[str, str], replica: ReplicaServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FASHION_DISCOVERY_DENY", f"{HOSTILE_BRAND},{ROBOTS_BLOCKED_BRAND}")
@@ -105,6 +114,7 @@ def test_brands_discover_registers_what_vogue_lists_and_says_so(
     assert code == 0 and json.loads(out[out.index("{"):])["known"] == len(slugs)
 
 
+@SQLITE
 def test_names_list_merge_and_refusals(cli_env: dict[str, str], replica: ReplicaServer) -> None:
     week = replica.site.impression.week("stockholm-fashion-week")
     code, out = run("crawl", "--week", week.slug, "--json")
@@ -136,6 +146,7 @@ def test_names_list_merge_and_refusals(cli_env: dict[str, str], replica: Replica
     assert summary["shows"]["created"] == len(week.articles)
 
 
+@SQLITE
 def test_crawl_needs_something_to_crawl(cli_env: dict[str, str]) -> None:
     result = CliRunner().invoke(main, ["crawl"])
 
@@ -149,6 +160,7 @@ def _partitions(label: str, order: list[str]) -> list[str]:
     return order[order.index(first):order.index(last or first) + 1]
 
 
+@SQLITE
 def test_crawl_all_runs_the_brands_in_batches_and_coverage_is_listed_and_retried(
         cli_env: dict[str, str], replica: ReplicaServer, monkeypatch: pytest.MonkeyPatch
         ) -> None:
@@ -212,6 +224,7 @@ def test_crawl_all_runs_the_brands_in_batches_and_coverage_is_listed_and_retried
     assert "0 given up" in run("coverage", "list")[1]
 
 
+@SQLITE
 def test_a_designer_the_source_does_not_have_fails_in_one_line_and_is_not_registered(
         cli_env: dict[str, str]) -> None:
     """The README's ``crawl --brand chloe`` on a source without Chloé: no stack trace, no
@@ -234,6 +247,7 @@ def test_a_designer_the_source_does_not_have_fails_in_one_line_and_is_not_regist
     assert (stage, outcome, reason) == ("listing", "failed", "not_found: HTTP 404")
 
 
+@SQLITE
 def test_crawl_prints_progress_per_show_and_dagster_events_only_when_verbose(
         cli_env: dict[str, str], replica: ReplicaServer) -> None:
     brand = normal_brands(replica)[0]
@@ -252,6 +266,7 @@ def test_crawl_prints_progress_per_show_and_dagster_events_only_when_verbose(
     assert "RUN_START" in out and "STEP_SUCCESS" in out
 
 
+@SQLITE
 def test_status_reads_the_instance_crawl_runs_on_without_dagster_home(
         cli_env: dict[str, str], replica: ReplicaServer, monkeypatch: pytest.MonkeyPatch
         ) -> None:
@@ -275,6 +290,7 @@ def test_status_reads_the_instance_crawl_runs_on_without_dagster_home(
     assert json.loads(out)["crawler"]["queue_note"] == ""  # the same instance, found
 
 
+@SQLITE
 def test_a_new_instance_gets_the_local_config_and_an_existing_config_is_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No step output captured (no helper processes per step) and no usage statistics; a
