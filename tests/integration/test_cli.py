@@ -290,7 +290,6 @@ def test_status_reads_the_instance_crawl_runs_on_without_dagster_home(
     assert json.loads(out)["crawler"]["queue_note"] == ""  # the same instance, found
 
 
-@SQLITE
 def test_a_new_instance_gets_the_local_config_and_an_existing_config_is_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """No step output captured (no helper processes per step) and no usage statistics; a

@@ -9,11 +9,13 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fashion_assets.demo import replica_env
+from fashion_assets.launch.instance import local_instance_yaml
 from fashion_assets.launch.summaries import crawl_kinds
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.tags import PARTITION_TAG
@@ -40,9 +42,10 @@ def _run_path(instance: Any, run_id: str) -> list[Any]:
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_crawl_all_crawls_every_brand_in_ranges_each_a_run_of_the_daemon(
         cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """More brands than the runs at once (a CPU each) times FASHION_CRAWL_BATCH_BRANDS: the
-    command must put several brands in a run, as a partition range tagged as a backfill's,
-    and every run is in the instance (what the UI shows), queued and launched by the daemon."""
+    """More brands than the runs at once (the run queue's slots: 2 here) times
+    FASHION_CRAWL_BATCH_BRANDS: the command must put several brands in a run, as a partition
+    range tagged as a backfill's, and every run is in the instance (what the UI shows),
+    queued and launched by the daemon."""
     from dagster import DagsterEventType as T
     from dagster import DagsterInstance, DagsterRunStatus
 
@@ -51,9 +54,10 @@ def test_crawl_all_crawls_every_brand_in_ranges_each_a_run_of_the_daemon(
     code, out = run("crawl", "--all")
     assert code == 0 and "nothing to crawl: the catalog has no brand yet" in out, out
     assert "Dagster" not in out, out  # nothing to run: no deployment started for it
-    size = 2
-    site = build_site(brands=size * (os.cpu_count() or 1) + 1, shows_per_brand=1,
-                      photos_per_show=2, hostile=False)
+    size, slots = 2, 2
+    (Path(cli_env["DAGSTER_HOME"]) / "dagster.yaml").write_text(local_instance_yaml(slots))
+    site = build_site(brands=size * slots + 1, shows_per_brand=1, photos_per_show=2,
+                      hostile=False)
     slugs = [brand.slug for brand in site.brands]
     with start_replica(site) as server:
         for name, value in replica_env(server).items():
