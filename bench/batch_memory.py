@@ -26,14 +26,25 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
 
-from bench.common import checkout_env, fresh_database, machine_sentence, replica, tree
-from bench.deployed import WATCHDOG, children, cmdline, is_code_server, is_run_process
+from bench.common import (
+    checkout_env,
+    fresh_database,
+    machine_sentence,
+    replica,
+    tree,
+)
+from bench.deployed import (
+    WATCHDOG,
+    children,
+    cmdline,
+    environment,
+    is_code_server,
+    is_run_process,
+)
 
 INTERVAL_S = 0.5
 
@@ -81,22 +92,6 @@ class Sampler(threading.Thread):
             for pid, mb in runs.items():
                 found[pid] = max(found.get(pid, 0.0), mb)
         return found
-
-
-@contextmanager
-def environment(values: dict[str, str]) -> Iterator[None]:
-    """``values`` in this process's environment for the block: the command reads its
-    instance folder and catalog from it."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def wait_for_no_runs(deployment: int, deadline_s: float = 60.0) -> None:

@@ -249,3 +249,19 @@ def warm_bytecode(cache: Path) -> None:
     os.environ["PYTHONPYCACHEPREFIX"] = str(cache)
     subprocess.run([sys.executable, "-c", WARM], check=True, timeout=600,
                    env={**os.environ, **checkout_env()})
+
+
+@contextmanager
+def environment(values: dict[str, str]) -> Iterator[None]:
+    """``values`` in this process's environment for the block (what is read from it there:
+    a command's instance folder and catalog, the S3 store's credentials), then as it was."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

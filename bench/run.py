@@ -51,7 +51,7 @@ from bench.common import (
     measure,
     replica,
 )
-from bench.deployed import deployment_up, measure_runs, warm_bytecode
+from bench.deployed import deployment_up, environment, measure_runs, warm_bytecode
 from bench.peers import CONCURRENCY, ENGINE, POLITE, SCRAPY_COMMON, Crawl, Pace
 from bench.run_report import report
 from fashion_assets.crawl import loop
@@ -99,16 +99,8 @@ def fashion_assets_crawl(server: Replica, database_url: str, home: Path, pace: P
 
 
 def _store_bytes(store_url: str, home: Path, env: dict[str, str]) -> int:
-    previous = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
+    with environment(env):
         return open_store(store_url, home=home).stats().bytes
-    finally:
-        for key, value in previous.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def scrapy_crawl(server: Replica, folder: Path, pace: Pace, s3_endpoint: str | None = None

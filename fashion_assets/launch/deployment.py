@@ -113,7 +113,7 @@ def _local_dagster_dev(env: dict[str, str], note: Any) -> Iterator[Deployment]:
         with registry.starting(home):
             found = registry.live(home)
             if found is None:
-                owned = stack.enter_context(_started(home, env, wanted, note))
+                deployed = stack.enter_context(_started(home, env, wanted, note))
             else:
                 differ = registry.differing(found.settings, wanted)
                 if differ:
@@ -122,13 +122,11 @@ def _local_dagster_dev(env: dict[str, str], note: Any) -> Iterator[Deployment]:
                         f"{found.url}) with other settings ({', '.join(differ)}): wait for "
                         "it to end, or give this command a DAGSTER_HOME of its own")
                 stack.callback(os.close, registry.hold_user(home, found.id))
-        if found is None:
-            yield owned
-            return
-        note(f"runs on the `dagster dev` another command started for DAGSTER_HOME={home}, "
-             f"at {found.url}; its log: {found.log}")
-        yield Deployment(found.url, GraphQL(found.url), Path(found.log), found.id,
-                         owner=False)
+                deployed = Deployment(found.url, GraphQL(found.url), Path(found.log),
+                                      found.id, owner=False)
+                note(f"runs on the `dagster dev` another command started for "
+                     f"DAGSTER_HOME={home}, at {found.url}; its log: {found.log}")
+        yield deployed
 
 
 @contextmanager
