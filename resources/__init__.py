@@ -11,7 +11,6 @@ without revealing secrets.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,10 +21,8 @@ from pydantic import Field
 from sqlalchemy import Engine
 
 from fashion_assets import settings
-from fashion_assets.catalog.db import create_catalog_engine
+from fashion_assets.catalog.engines import catalog_engine
 from fashion_assets.catalog.host_budget import DatabaseBudgetStore
-from fashion_assets.catalog.migrations import apply_migrations
-from fashion_assets.catalog.names import seed_cities
 from fashion_assets.crawl.base import CrawlLimits, SourceSite
 from fashion_assets.crawl.budget import HostBudget
 from fashion_assets.crawl.galleries import source_site
@@ -37,21 +34,6 @@ from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.media import MediaLimits
 from fashion_assets.sources.registry import SOURCES, Source
 from fashion_assets.storage import ObjectStore, open_store
-
-_ENGINES: dict[str, Engine] = {}
-_ENGINES_LOCK = threading.Lock()
-
-
-def catalog_engine(database_url: str) -> Engine:
-    """One migrated engine per database URL and process."""
-    with _ENGINES_LOCK:
-        engine = _ENGINES.get(database_url)
-        if engine is None:
-            engine = create_catalog_engine(database_url)
-            apply_migrations(engine)
-            seed_cities(engine)
-            _ENGINES[database_url] = engine
-        return engine
 
 
 class CatalogResource(ConfigurableResource):

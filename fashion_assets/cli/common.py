@@ -53,9 +53,9 @@ def catalog_engine() -> Engine:
 
     Imported late: the engine's modules are heavy, and ``--help`` needs none of them.
     """
-    from fashion_assets import resources
+    from fashion_assets.catalog import engines
 
-    return resources.catalog_engine(settings.database_url())
+    return engines.catalog_engine(settings.database_url())
 
 
 def editor() -> str:

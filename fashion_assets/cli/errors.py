@@ -8,6 +8,8 @@ command written later gets the same lines without a try block of its own.
 
 from __future__ import annotations
 
+import atexit
+import gc
 from typing import Any
 
 import click
@@ -15,6 +17,15 @@ import click
 
 class OneLineErrors(click.Group):
     """A click group whose commands end a user's mistake with one line (``one_line``)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the command; at the interpreter's exit, its objects are frozen (``gc.freeze``)
+        before Python tears them down: the last collection over Dagster's and SQLAlchemy's
+        objects took half a second of every command's end, for memory the exit frees anyway.
+        Exit handlers still run (files, pools and loggers are closed by them)."""
+        atexit.unregister(gc.freeze)  # once, however many commands a process invokes
+        atexit.register(gc.freeze)
+        return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

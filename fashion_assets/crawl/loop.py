@@ -6,11 +6,16 @@ Dagster's SIGINT handler (how a terminated run interrupts its step) would raise 
 nothing happened, its run CANCELING for ever. So, in the main thread, ``run`` takes SIGINT
 into the loop: the handler that was in place is called there, and if it raises, the crawl
 is cancelled and the handler's exception raised from ``run``, where the step sees it.
+
+The first crawl of a process freezes what it found alive (``gc.freeze``): Dagster's objects,
+the code location's, the instance's, some 200,000 that live as long as the process. Python's
+full collections walked them all for nothing, 0.17 s each, over a second of every run's CPU.
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 import threading
 from collections.abc import Callable, Coroutine
@@ -24,6 +29,7 @@ T = TypeVar("T")
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run`` on uvloop (its socket handling halves the loop's share of a crawl),
     SIGINT's handler called from the loop, what it raises raised here."""
+    _freeze_long_lived()
     handler = signal.getsignal(signal.SIGINT)
     if not callable(handler) or threading.current_thread() is not threading.main_thread():
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
@@ -39,6 +45,15 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
                 raise
     finally:  # closing the loop leaves SIGINT to Python's default handler
         signal.signal(signal.SIGINT, handler)
+
+
+def _freeze_long_lived() -> None:
+    """Once per process: collect, then move every object left to the permanent generation,
+    which collections skip. Collected first, so no garbage is kept; what the crawl
+    allocates afterwards is collected as usual."""
+    if gc.get_freeze_count() == 0:
+        gc.collect()
+        gc.freeze()
 
 
 async def _interruptible(coroutine: Coroutine[Any, Any, T],

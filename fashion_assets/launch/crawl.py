@@ -180,7 +180,7 @@ def command_session(env: Mapping[str, str] | None = None,
     runs and exits ``CrawlStopped``. Runs that a command killed outright left behind are
     failed first, with a line each."""
     from fashion_assets import settings
-    from fashion_assets.resources import catalog_engine
+    from fashion_assets.catalog.engines import catalog_engine
 
     instance = dagster_instance()
     engine = catalog_engine(settings.database_url(env))

@@ -32,9 +32,9 @@ def add_partitions(instance: Any, name: str, keys: Iterable[str]) -> list[str]:
 def register_brands(brands: Iterable[tuple[str, str]], instance: Any,
                     env: Mapping[str, str] | None = None) -> list[str]:
     """Add brands to the catalog and their partitions to the instance; return the new ones."""
+    from fashion_assets.catalog.engines import catalog_engine
     from fashion_assets.catalog.runway import add_brand
     from fashion_assets.partitions import brand_partitions
-    from fashion_assets.resources import catalog_engine
 
     engine = catalog_engine(settings.database_url(env))
     brands = list(brands)
@@ -49,8 +49,8 @@ def forget_unlisted_brand(instance: Any, partitions: str, slug: str,
     """Remove the partition of a brand whose listing was never read (it is not in the
     catalog), which this crawl added: nothing but the failed run and its ingest log entry
     remember the slug."""
+    from fashion_assets.catalog.engines import catalog_engine
     from fashion_assets.catalog.runway import list_brands
-    from fashion_assets.resources import catalog_engine
 
     if slug not in {b.slug for b in list_brands(catalog_engine(settings.database_url(env)))}:
         instance.delete_dynamic_partition(partitions, slug)
@@ -58,8 +58,8 @@ def forget_unlisted_brand(instance: Any, partitions: str, slug: str,
 
 def catalog_brands(instance: Any, env: Mapping[str, str] | None = None) -> list[str]:
     """Every brand of the catalog, registered as partitions (``fashion-assets crawl --all``)."""
+    from fashion_assets.catalog.engines import catalog_engine
     from fashion_assets.catalog.runway import list_brands
-    from fashion_assets.resources import catalog_engine
 
     brands = list_brands(catalog_engine(settings.database_url(env)))
     register_brands([(b.slug, b.display_name) for b in brands], instance, env)
