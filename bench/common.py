@@ -34,13 +34,12 @@ PG_ADMIN_URL = os.environ.get("FASHION_BENCH_DATABASE_URL",
 
 
 def checkout_env() -> dict[str, str]:
-    """``PYTHONPATH`` with this checkout first, for the processes a benchmark starts.
-
-    The venv's console scripts (``fashion-assets``, ``scrapy``) import the package the venv
-    was installed from (an editable install points at one checkout); a benchmark run from
-    another checkout, a worktree, must measure that checkout's code, not the installed one.
-    """
-    paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    """``PYTHONPATH`` with this checkout first (or ``FASHION_BENCH_CHECKOUT``'s, as
+    ``bench.checkouts`` sets it), for the processes a benchmark starts. The venv's console
+    scripts import the package the venv was installed from (an editable install points at
+    one checkout); a benchmark must measure the code of the checkout it names."""
+    root = os.environ.get("FASHION_BENCH_CHECKOUT") or str(ROOT)
+    paths = [root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     return {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
 
 
