@@ -1,12 +1,16 @@
-"""The same crawl through the CLI and through the daemon's path, side by side (issue 34).
+"""The same crawl through the command's deployment and the production topology's launchers,
+side by side (issue 34).
 
     python -m bench.daemon_path [--brands 10 --shows 10 --photos 40] [--rounds 2] [--write]
 
-Production runs crawls through the Dagster daemon; the crawl's figures were measured on
-``fashion-assets crawl``'s own engine. Here one replica (no page delay, ``bench.run``'s ENGINE
-pace) is crawled, every brand, each way once per round (``--rounds``), alternating:
+Every crawl runs through a Dagster daemon: the command's on its own ``dagster dev``,
+production's on the topology of docs/operations.md. Here one replica (no page delay,
+``bench.run``'s ENGINE pace) is crawled, every brand, each way once per round
+(``--rounds``), alternating:
 
-1. ``fashion-assets crawl --json --brand ...`` as ``bench.run`` measures it (its own engine);
+1. ``fashion-assets crawl --json --brand ...`` as ``bench.run`` measures it: a ``dagster dev``
+   up with the crawl's settings (Dagster's storage on SQLite, the default run launcher, the
+   local ``dagster.yaml`` the command writes), the command submitting to it;
 2. the daemon's path with the default run launcher: the production topology
    (``bench.topology``: gRPC code server, webserver, daemon, no Celery) on
    ``deploy/dagster.yaml`` with Dagster's storage on a fresh PostgreSQL database, started
@@ -25,10 +29,11 @@ pace) is crawled, every brand, each way once per round (``--rounds``), alternati
    sides take deploy/celery.yaml's task settings.
 
 Figures: wall seconds, photos stored (counted in the catalog), photos per second, and CPU
-seconds of every process started for the crawl: the CLI's process tree (``bench.common.
-measure``); for the daemon's paths every process of the topology (psutil: each live
-descendant with the children it reaped, plus those this process reaped), from just before
-the POST to 3 s after the last run ended (the idle daemon and webserver tick meanwhile).
+seconds of every process started for the crawl: the command and the run processes it got
+started (``bench.deployed.measure_runs``); for the topology's paths every process of it
+(psutil: each live descendant with the children it reaped, plus those this process reaped),
+from just before the POST to 3 s after the last run ended (the idle daemon and webserver
+tick meanwhile).
 The replica is left out; PostgreSQL (every ``postgres`` process of the machine) is apart.
 Per run, from Dagster's event log: the POST, created, RUN_ENQUEUED, RUN_STARTING (dequeued
 and launched: 1.13 writes no RUN_DEQUEUED), RUN_START (its process executes it), its end.
@@ -82,7 +87,7 @@ DOC = ROOT / "docs" / "performance.md"
 HEADING = "The daemon's path (issue 34)"
 RUN_DEADLINE_S = 600.0
 SETTLE_S = 3.0
-CLI = "CLI (own engine)"
+CLI = "command on dagster dev"
 DEFAULT = "daemon + default launcher"
 WARM = ("import fashion_assets.definitions, fashion_assets.cli, dagster_webserver.cli, "
         "dagster_celery.cli, dagster._daemon.cli, dagster._grpc.impl")
@@ -324,9 +329,9 @@ def findings(results: Sequence[Result]) -> str:
         if summary := phase_summary([run_phases(run["marks"]) for r in group for run in r.runs]):
             largest[path] = max(summary.items(), key=lambda item: item[1][1])
     return " ".join([
-        f"Median wall time and CPU of the processes started: the CLI {wall[CLI]:.1f} s and "
+        f"Median wall time and CPU of the processes started: the command {wall[CLI]:.1f} s and "
         f"{cpu[CLI]:.1f} CPU s; " + "; ".join(
-            f"{p} {wall[p]:.1f} s ({wall[p] / wall[CLI]:.2f}x the CLI's) and {cpu[p]:.1f} CPU s"
+            f"{p} {wall[p]:.1f} s ({wall[p] / wall[CLI]:.2f}x the command's) and {cpu[p]:.1f} CPU s"
             for p in wall if p != CLI) + ".",
         "A run's largest phase (median, share of its seconds): " + "; ".join(
             f"{p} {label}, {median:.2f} s, {share:.0%}"

@@ -238,9 +238,12 @@ class Topology:
         return done.stdout
 
     def fashion_assets(self, *args: str, timeout_s: float = 180) -> str:
-        """A ``fashion-assets`` command with the deployment's environment; its output."""
+        """A ``fashion-assets`` command with the deployment's environment, its runs submitted
+        to the topology's webserver (``FASHION_DAGSTER_URL``, as on the control host); its
+        output."""
         done = subprocess.run([sys.executable, "-m", "fashion_assets", *args],
-                              env=self.process_env, capture_output=True, text=True,
+                              env={**self.process_env, "FASHION_DAGSTER_URL": self.web_url},
+                              capture_output=True, text=True,
                               timeout=timeout_s)
         if done.returncode != 0:
             raise AssertionError(f"fashion-assets {' '.join(args)} failed:\n"
