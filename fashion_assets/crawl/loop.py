@@ -8,8 +8,10 @@ into the loop: the handler that was in place is called there, and if it raises, 
 is cancelled and the handler's exception raised from ``run``, where the step sees it.
 
 The first crawl of a process freezes what it found alive (``gc.freeze``): Dagster's objects,
-the code location's, the instance's, some 200,000 that live as long as the process. Python's
-full collections walked them all for nothing, 0.17 s each, over a second of every run's CPU.
+the code location's, the instance's, some 234,000 that live as long as the process, which the
+collector then no longer walks, in a full collection during the crawl nor in the last one at
+the process's exit (docs/performance.md, "The interpreter's own costs": the gain is mostly
+the exit's; most full collections happen while the code loads, before any crawl).
 """
 
 from __future__ import annotations
