@@ -1,7 +1,8 @@
 """The same crawl through the command's deployment and the production topology's launchers,
 side by side (issue 34).
 
-    python -m bench.daemon_path [--brands 10 --shows 10 --photos 40] [--rounds 2] [--write]
+    python -m bench.daemon_path [--brands 10 --shows 10 --photos 40] [--rounds 2]
+                                [--latency-ms 100] [--write]
 
 Every crawl runs through a Dagster daemon: the command's on its own ``dagster dev``,
 production's on the topology of docs/operations.md. Here one replica (no page delay,
@@ -19,14 +20,13 @@ production's on the topology of docs/operations.md. Here one replica (no page de
    one ``launchMultipleRuns`` POST to the webserver's GraphQL as the UI or the API would,
    timed from the POST to the last run's end. deploy/dagster.yaml is taken as it is (its
    dequeue interval and threads too: a run's wait in the queue is production's);
-3. the same with dagster-celery's ``CeleryRunLauncher``: whole runs sent to warm Celery
-   workers (1, then 2, ``--concurrency=1`` each) that imported the code location once
+3. production as deploy/ configures it: its run launcher
+   (``fashion_assets.launch.celery_runs``, dagster-celery's) sends whole runs to warm
+   Celery workers (1, then 2, ``--concurrency=1`` each) that imported the code location once
    (``-i fashion_assets.definitions``); a run executes in a worker's pool process, its steps
-   in process (FASHION_CELERY_CONFIG unset). Broker: a RabbitMQ virtual host of its own.
-   Result backend: ``db+postgresql+psycopg2://`` on a fresh database (SQLAlchemy and
-   psycopg2 are in the venv): persistent, so the run monitor can read a task's state, where
-   ``rpc://`` keeps none and ``redis://`` needs the ``redis`` package, not installed. Both
-   sides take deploy/celery.yaml's task settings.
+   in process. Broker: a RabbitMQ virtual host of its own. Result backend:
+   ``db+postgresql+psycopg2://`` on a fresh database, as docs/operations.md sets it up. Both
+   sides read deploy/celery.yaml.
 
 Figures: wall seconds, photos stored (counted in the catalog), photos per second, and CPU
 seconds of every process started for the crawl: the command and the run processes it got
@@ -34,9 +34,17 @@ started (``bench.deployed.measure_runs``); for the topology's paths every proces
 (psutil: each live descendant with the children it reaped, plus those this process reaped),
 from just before the POST to 3 s after the last run ended (the idle daemon and webserver
 tick meanwhile).
-The replica is left out; PostgreSQL (every ``postgres`` process of the machine) is apart.
+The replica is left out; PostgreSQL (every ``postgres`` process of the machine) is apart,
+and so are the sessions opened on Dagster's database (``pg_stat_database.sessions``, read
+from the admin database) from the POST to the end, per run.
 Per run, from Dagster's event log: the POST, created, RUN_ENQUEUED, RUN_STARTING (dequeued
 and launched: 1.13 writes no RUN_DEQUEUED), RUN_START (its process executes it), its end.
+
+Workers as the bound (``--latency-ms``): on two cores the crawl's CPU bounds every path
+long before the workers do, so the replica answers every request that much later and the
+photo cap per host is twice a run's own concurrency: a run then waits on its own requests
+in flight, and a second worker runs the second run beside the first instead of after it.
+With ``--write`` such a run replaces the section "Workers as the bound (issue 34)".
 
 Bytecode: when PYTHONDONTWRITEBYTECODE is set here, every process measured would compile the
 project from source at each start (about twice its import time); they get a bytecode cache
@@ -56,7 +64,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,18 +73,12 @@ import psutil
 import yaml
 from dagster import DagsterEventType, RunsFilter
 
-from bench.common import ROOT, Replica, fresh_database, machine_sentence, replica
+from bench.common import PG_ADMIN_URL, ROOT, Replica, fresh_database, machine_sentence, replica
+from bench.peers import CONCURRENCY, Pace
 from bench.phases import PHASE_LABELS, phase_summary, run_phases
 from bench.reliability import publish
 from bench.run import ENGINE, fashion_assets_crawl
-from bench.topology import (
-    DEPLOY,
-    Service,
-    Topology,
-    dagster_pg_env,
-    rabbitmq_vhost,
-    wait_for,
-)
+from bench.topology import DEPLOY, Topology, dagster_pg_env, rabbitmq_vhost, wait_for
 from fashion_assets.domain.batches import batches
 from fashion_assets.jobs.crawl_schedule import batch_tags
 from fashion_assets.launch.graphql import GraphQL, GraphQLError
@@ -85,6 +87,7 @@ from tests.catalog_db import query
 
 DOC = ROOT / "docs" / "performance.md"
 HEADING = "The daemon's path (issue 34)"
+WORKERS_HEADING = "Workers as the bound (issue 34)"
 RUN_DEADLINE_S = 600.0
 SETTLE_S = 3.0
 CLI = "command on dagster dev"
@@ -130,83 +133,51 @@ class Result:
     cpu_s: float
     postgres_s: float
     runs: list[dict[str, Any]] = field(default_factory=list)  # status and marks
+    # Sessions opened on Dagster's PostgreSQL database from the POST to the end, every
+    # process's (None for the command's SQLite instance).
+    dagster_sessions: int | None = None
 
     @property
     def photos_per_s(self) -> float:
         return self.photos / self.wall_s
 
 
+def sessions_opened(database: str) -> int:
+    """Sessions opened so far on ``database`` (PostgreSQL's own count, ``pg_stat_database``),
+    read from the admin database so that reading opens none on it."""
+    return query(PG_ADMIN_URL, "SELECT sessions FROM pg_stat_database WHERE datname = :d",
+                 d=database)[0][0]
+
+
 def stored_photos(catalog: str) -> int:
     return query(catalog, "SELECT count(*) FROM brand_runway_draft_images")[0][0]
 
 
-def cli_crawl(server: Replica, folder: Path) -> Result:
+def cli_crawl(server: Replica, folder: Path, pace: Pace) -> Result:
     """``fashion-assets crawl`` of every brand, as ``bench.run`` measures it."""
     folder.mkdir(parents=True)
     with fresh_database() as catalog:
         postgres = postgres_cpu_s()
-        crawl = fashion_assets_crawl(server, catalog, folder / "home", ENGINE,
+        crawl = fashion_assets_crawl(server, catalog, folder / "home", pace,
                                      store_url=f"file://{folder / 'store'}")
         return Result(CLI, crawl.measured.wall_s, stored_photos(catalog), crawl.measured.cpu_s,
                       postgres_cpu_s() - postgres)
 
 
-@dataclass
-class CeleryLaunched(Topology):
-    """The production topology with whole runs sent to Celery workers started from
-    ``worker_yaml``, importing the code location once; no Celery step executor."""
-
-    @property
-    def worker_yaml(self) -> Path:
-        return self.work / "celery.yaml"
-
-    @property
-    def process_env(self) -> dict[str, str]:
-        env = super().process_env
-        env.pop("FASHION_CELERY_CONFIG", None)
-        return env
-
-    def start_worker(self, name: str) -> Service:
-        return self._start(name, [
-            "dagster-celery", "worker", "start", "-A", "dagster_celery.app",
-            "-y", str(self.worker_yaml), "-i", "fashion_assets.definitions", "--name", name,
-            "--", f"--concurrency={self.worker_concurrency}"])
-
-
-def instance_yaml(celery: Mapping[str, Any] | None) -> str:
-    """deploy/dagster.yaml with, given its ``execution: config`` block, dagster-celery's run
-    launcher."""
-    text = (DEPLOY / "dagster.yaml").read_text()
-    if celery is not None:
-        text += "\n" + yaml.safe_dump({"run_launcher": {
-            "module": "dagster_celery.launcher", "class": "CeleryRunLauncher",
-            "config": dict(celery)}})
-    return text
-
-
-def celery_block(broker: str, backend: str) -> dict[str, Any]:
-    """deploy/celery.yaml's executor block with this crawl's broker and result backend."""
-    block = yaml.safe_load((DEPLOY / "celery.yaml").read_text())["execution"]["config"]
-    return {**block, "broker": broker, "backend": backend}
-
-
-def daemon_crawl(server: Replica, folder: Path, workers: int | None) -> Result:
+def daemon_crawl(server: Replica, folder: Path, workers: int | None, pace: Pace) -> Result:
     """The crawl through the daemon's path: the default run launcher (``workers`` None) or
     the Celery run launcher with that many workers."""
     with fresh_database() as catalog, fresh_database() as dagster_db:
         env = {"FASHION_DATABASE_URL": catalog, "FASHION_STORE_URL": f"file://{folder}/store",
-               "FASHION_HOME": str(folder / "home"), **ENGINE.fashion_assets_env(),
+               "FASHION_HOME": str(folder / "home"), **pace.fashion_assets_env(),
                **server.env(), **dagster_pg_env(dagster_db)}
         if workers is None:
-            with Topology(folder, env, workers=(), instance_yaml=instance_yaml(None)) as top:
+            with Topology(folder, env, workers=()) as top:
                 return follow(server, top, DEFAULT, catalog)
         with rabbitmq_vhost() as broker, fresh_database() as results:
-            block = celery_block(broker, f"db+{results}")
-            folder.mkdir(parents=True)
-            (folder / "celery.yaml").write_text(yaml.safe_dump({"execution": {"config": block}}))
             names = tuple(f"worker-{i}" for i in range(1, workers + 1))
-            with CeleryLaunched(folder, env, workers=names,
-                                instance_yaml=instance_yaml(block)) as top:
+            env = {**env, "CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": f"db+{results}"}
+            with Topology(folder, env, workers=names) as top:
                 path = f"daemon + Celery launcher ({workers} worker{'s' * (workers > 1)})"
                 return follow(server, top, path, catalog)
 
@@ -239,6 +210,7 @@ def follow(server: Replica, top: Topology, path: str, catalog: str) -> Result:
     server.reset()
     time.sleep(SETTLE_S)  # the processes' first sensor and schedule passes, untimed
     cpu, postgres = tree_cpu_s(server.process.pid), postgres_cpu_s()
+    sessions = sessions_opened(top.env["DAGSTER_PG_DB"])
     submitted, ids = submit(top)
     with top.instance() as instance:
         def ended() -> bool:
@@ -248,6 +220,7 @@ def follow(server: Replica, top: Topology, path: str, catalog: str) -> Result:
         wait_for(ended, f"{len(ids)} runs to end", RUN_DEADLINE_S, top.check_running)
         time.sleep(SETTLE_S)
         cpu, postgres = tree_cpu_s(server.process.pid) - cpu, postgres_cpu_s() - postgres
+        sessions = sessions_opened(top.env["DAGSTER_PG_DB"]) - sessions
         runs = [run_figures(instance, record, submitted)
                 for record in instance.get_run_records(RunsFilter(run_ids=ids))]
     failed = [r for r in runs if r["status"] != "SUCCESS"]
@@ -255,7 +228,7 @@ def follow(server: Replica, top: Topology, path: str, catalog: str) -> Result:
         raise RuntimeError(f"{path}: runs {failed} did not succeed\n{top.logs()}")
     wall = max(r["marks"]["ended"] for r in runs) - submitted
     return Result(path, wall, stored_photos(catalog), cpu, postgres,
-                  sorted(runs, key=lambda r: r["marks"]["created"]))
+                  sorted(runs, key=lambda r: r["marks"]["created"]), sessions)
 
 
 def run_figures(instance: Any, record: Any, submitted: float) -> dict[str, Any]:
@@ -270,25 +243,30 @@ def run_figures(instance: Any, record: Any, submitted: float) -> dict[str, Any]:
     return {"status": run.status.value, "marks": marks}
 
 
-def measure_round(server: Replica, folder: Path, number: int) -> list[Result]:
+def measure_round(server: Replica, folder: Path, number: int, pace: Pace) -> list[Result]:
     """One crawl of each path, in order."""
-    results = [cli_crawl(server, folder / f"{number}-cli")]
+    results = [cli_crawl(server, folder / f"{number}-cli", pace)]
     for workers in (None, 1, 2):
-        results.append(daemon_crawl(server, folder / f"{number}-daemon-{workers}", workers))
+        results.append(daemon_crawl(server, folder / f"{number}-daemon-{workers}", workers,
+                                    pace))
         print(f"round {number}: {results[-1].path}: {results[-1].wall_s:.1f} s", flush=True)
     return results
 
 
 def paths_table(results: Sequence[Result]) -> list[str]:
     lines = ["| path | wall s (each round) | photos | photos/s (median) | CPU s of its "
-             "processes (median) | PostgreSQL CPU s (median) |", "|---|---|---|---|---|---|"]
+             "processes (median) | PostgreSQL CPU s (median) | Dagster DB sessions per run "
+             "(median) |", "|---|---|---|---|---|---|---|"]
     for path, group in by_path(results).items():
+        per_run = [r.dagster_sessions / len(r.runs) for r in group
+                   if r.dagster_sessions is not None and r.runs]
         lines.append(
             f"| {path} | {', '.join(f'{r.wall_s:.1f}' for r in group)} | "
             f"{', '.join(f'{r.photos:,}' for r in group)} | "
             f"{statistics.median(r.photos_per_s for r in group):.0f} | "
             f"{statistics.median(r.cpu_s for r in group):.1f} | "
-            f"{statistics.median(r.postgres_s for r in group):.1f} |")
+            f"{statistics.median(r.postgres_s for r in group):.1f} | "
+            f"{f'{statistics.median(per_run):.0f}' if per_run else 'SQLite'} |")
     return lines
 
 
@@ -345,18 +323,27 @@ def report(results: Sequence[Result], args: argparse.Namespace) -> str:
     instance = yaml.safe_load((DEPLOY / "dagster.yaml").read_text())
     interval = instance.get("run_coordinator", {}).get("config", {}).get(
         "dequeue_interval_seconds", 5)  # Dagster's default
+    latency = f" --latency-ms {args.latency_ms:g}" if args.latency_ms else ""
+    bound = (f"; every answer {args.latency_ms:g} ms late and the photo cap per host "
+             f"{2 * CONCURRENCY}, so that a run is bound by its own requests in flight and "
+             "the workers are the bound" if args.latency_ms else "")
     return "\n".join([
         f"Measured by `python -m bench.daemon_path --brands {args.brands} --shows {args.shows} "
-        f"--photos {args.photos} --rounds {args.rounds}`: one replica ({photos:,} photos, no "
-        "page delay, 16 requests at a time), each path once per round, alternating, each "
+        f"--photos {args.photos} --rounds {args.rounds}{latency}`: one replica ({photos:,} "
+        f"photos, no page delay, {CONCURRENCY} requests at a time per run{bound}), each path "
+        "once per round, alternating, each "
         "crawl on a fresh catalog; the daemon's paths on the production topology "
         "(deploy/dagster.yaml as it is: Dagster's storage on PostgreSQL, dequeue interval "
         f"{interval} s), "
         "2 runs of half the brands each submitted in one `launchMultipleRuns` POST to the "
-        "webserver, timed from the POST to the last run's end; Celery workers warm "
-        "(`-i fashion_assets.definitions`, `--concurrency=1`), runs in process. CPU: every "
-        "process started for the crawl (topology included), the replica left out; "
-        "PostgreSQL: every `postgres` process of the machine. " + machine_sentence(),
+        "webserver, timed from the POST to the last run's end; the default launcher's "
+        "path without deploy/dagster.yaml's `run_launcher` block, the Celery paths with it "
+        "(whole runs on warm workers, `-i fashion_assets.definitions`, `--concurrency=1`, "
+        "result backend on PostgreSQL). CPU: every process started for the crawl (topology "
+        "included), the replica left out; PostgreSQL: every `postgres` process of the "
+        "machine; sessions: those opened on Dagster's database from the POST to the end, by "
+        "every process (PostgreSQL's `pg_stat_database.sessions`), per run. "
+        + machine_sentence(),
         "", *paths_table(results), "",
         "Where a run's seconds go (Dagster's event log, s; per path the medians, and each "
         "phase's share of all its runs' seconds from the POST to their end):", "",
@@ -377,15 +364,23 @@ def main() -> None:
     parser.add_argument("--shows", type=int, default=10)
     parser.add_argument("--photos", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--latency-ms", type=float, default=0.0,
+                        help="every replica answer this much later, the photo cap per host "
+                        "twice a run's: each run is bound by its own requests in flight, "
+                        "so the workers are the bound")
     parser.add_argument("--write", action="store_true", help=f"put the figures in {DOC}")
     args = parser.parse_args()
+    pace = Pace("workers-bound", 0.0, 2 * CONCURRENCY) if args.latency_ms else ENGINE
     with tempfile.TemporaryDirectory(prefix="fa-daemon-path-") as folder:
         if os.environ.get("PYTHONDONTWRITEBYTECODE"):
             warm_bytecode(str(Path(folder) / "pycache"))
         with replica(args.brands, args.shows, args.photos) as server:
+            if args.latency_ms:
+                server.control("faults", {"latency_ms": args.latency_ms})
             results = [result for number in range(1, args.rounds + 1)
-                       for result in measure_round(server, Path(folder), number)]
-    publish(report(results, args), HEADING, DOC, args.write)
+                       for result in measure_round(server, Path(folder), number, pace)]
+    publish(report(results, args), WORKERS_HEADING if args.latency_ms else HEADING, DOC,
+            args.write)
 
 
 if __name__ == "__main__":

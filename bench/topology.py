@@ -1,12 +1,15 @@
 """The production topology as real processes, started from the files of ``deploy/`` as
 docs/operations.md tells an operator to: a gRPC code server, ``dagster-webserver`` and
 ``dagster-daemon`` on ``deploy/workspace.yaml`` and ``deploy/dagster.yaml`` (PostgreSQL),
-and Celery workers on ``deploy/celery.yaml`` with RabbitMQ as the broker.
+whose run launcher sends whole runs to Celery workers started on ``deploy/celery.yaml``,
+with RabbitMQ as the broker and a PostgreSQL database as the result backend. Without
+workers, the instance is ``deploy/dagster.yaml`` without its ``run_launcher`` block
+(Dagster's default launcher: a process per run on this host).
 
-The end-to-end test (tests/integration/test_production_topology.py) and the workers
-benchmark (``python -m bench.celery_workers``) both run on it. Each topology gets a RabbitMQ
+The end-to-end test (tests/integration/test_production_topology.py) and the daemon's path
+benchmark (``python -m bench.daemon_path``) both run on it. Each topology gets a RabbitMQ
 virtual host of its own: dagster-celery always uses the queue ``dagster``, so two topologies
-on one broker would take each other's steps.
+on one broker would take each other's runs.
 
 Every process leads a process group of its own, so a worker is killed as a lost machine
 would be (its pool's children with it), and nothing is left running when the topology ends.
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 DEPLOY = REPO / "deploy"
@@ -63,6 +67,13 @@ query BackfillRuns($id: String!) {
     ... on Runs { count results { status assetSelection { path } } }
   }
 }"""
+
+def default_launcher_yaml() -> str:
+    """``deploy/dagster.yaml`` without its Celery run launcher: one host, no broker."""
+    config = yaml.safe_load((DEPLOY / "dagster.yaml").read_text())
+    config.pop("run_launcher")
+    return yaml.safe_dump(config)
+
 
 def free_port() -> int:
     """A port the OS just handed out; the server binds it right after."""
@@ -154,15 +165,16 @@ class Service:
 @dataclass
 class Topology:
     """The processes of one deployment on this machine; ``env`` holds the pipeline's
-    settings (catalog, store, sources), the ``DAGSTER_PG_*`` variables of Dagster's database
-    and ``CELERY_BROKER_URL``. Without ``workers``, no Celery executor is configured: each
-    run executes its steps on the daemon's host, with Dagster's default executor."""
+    settings (catalog, store, sources), the ``DAGSTER_PG_*`` variables of Dagster's database,
+    ``CELERY_BROKER_URL`` and ``CELERY_RESULT_BACKEND``. Without ``workers``, no Celery run
+    launcher is configured: each run is a process on this host (Dagster's default)."""
 
     work: Path
     env: Mapping[str, str]
     workers: Sequence[str] = ("worker-1", "worker-2")
     worker_concurrency: int = 1
-    # The instance's dagster.yaml; deploy/dagster.yaml's own when None.
+    # The instance's dagster.yaml; deploy/dagster.yaml's own (without its run launcher when
+    # there are no workers) when None.
     instance_yaml: str | None = None
     code_port: int = field(default_factory=free_port)
     web_port: int = field(default_factory=free_port)
@@ -192,10 +204,12 @@ class Topology:
         """Every process, in the order of docs/operations.md, each waited for until it
         answers: the code server, the webserver and the daemon, then the workers."""
         self.home.mkdir(parents=True, exist_ok=True)
-        if self.instance_yaml is None:
+        if self.instance_yaml is not None:
+            (self.home / "dagster.yaml").write_text(self.instance_yaml)
+        elif self.workers:
             shutil.copy(DEPLOY / "dagster.yaml", self.home / "dagster.yaml")
         else:
-            (self.home / "dagster.yaml").write_text(self.instance_yaml)
+            (self.home / "dagster.yaml").write_text(default_launcher_yaml())
         workspace = str(DEPLOY / "workspace.yaml")
         code = self._start("code-server", [
             "dagster", "code-server", "start", "-m", "fashion_assets.definitions",
@@ -216,11 +230,12 @@ class Topology:
 
     def start_worker(self, name: str) -> Service:
         """A Celery worker named ``name``, as docs/operations.md starts one (again, after
-        ``kill``: a machine that comes back)."""
+        ``kill``: a machine that comes back): it imports the code location before its first
+        run."""
         return self._start(name, [
             "dagster-celery", "worker", "start", "-A", "dagster_celery.app",
-            "-y", str(DEPLOY / "celery.yaml"), "--name", name,
-            "--", f"--concurrency={self.worker_concurrency}"])
+            "-y", str(DEPLOY / "celery.yaml"), "-i", "fashion_assets.definitions",
+            "--name", name, "--", f"--concurrency={self.worker_concurrency}"])
 
     def wait_ready(self, name: str) -> None:
         """Until worker ``name`` listens on the broker (Celery logs ``... ready.``)."""

@@ -147,10 +147,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_HEAL_CRON", "15 * * * *", "When store_heal_schedule runs a tick of the "
             "store heal (cron, UTC): hourly by default, so a million photos are all checked "
             "about every two days."),
-    Setting("FASHION_CELERY_CONFIG", "", "A Celery executor's YAML (deploy/celery.yaml): "
-            "the steps of every run the daemon launches go to Celery workers through its "
-            "broker. Empty: a run executes its steps in its own process, on the run "
-            "launcher's host (docs/operations.md)."),
+    Setting("FASHION_CELERY_CONFIG", "", "The Celery file (deploy/celery.yaml) of the run "
+            "launcher that sends whole runs to Celery workers: deploy/dagster.yaml's "
+            "`run_launcher` reads it, and the workers are started with it. Read by the "
+            "Dagster instance, not by the code location; unused without that launcher "
+            "(docs/operations.md, \"Celery workers\")."),
     Setting("FASHION_REVIEW_URL", "http://127.0.0.1:8810", "Where editors reach the review "
             "page; promotion metadata shows thumbnails and links through it."),
     Setting("FASHION_REVIEW_HOSTS", "", "Comma-separated host names the review page answers "

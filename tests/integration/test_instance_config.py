@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -105,10 +106,17 @@ def dagster_home(tmp_path: Path) -> Path:
     return home.resolve()
 
 
+# The run launcher's file and the two URLs it reads (no broker is contacted to load it).
+CELERY_ENV = {"FASHION_CELERY_CONFIG": str(REPO / "deploy" / "celery.yaml"),
+              "CELERY_BROKER_URL": "pyamqp://fashion:s3cret@mq.internal:5672/prod",
+              "CELERY_RESULT_BACKEND": "db+postgresql+psycopg2://celery:s3cret@db.internal/celery"}
+
+
 def _instance_env(home: Path, pg_env: Mapping[str, str]) -> dict[str, str]:
-    """This environment with only the deployment's Dagster variables: none of the developer's."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DAGSTER_")}
-    env.update(pg_env, DAGSTER_HOME=str(home))
+    """This environment with only the deployment's Dagster and Celery variables: none of the
+    developer's."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "CELERY_"))}
+    env.update({**pg_env, **CELERY_ENV}, DAGSTER_HOME=str(home))
     return env
 
 
@@ -143,11 +151,15 @@ def test_dagster_instance_info_loads_the_config_on_postgres(
     assert config["event_log_storage"] == "PostgresEventLogStorage", output
     assert config["schedule_storage"] == "PostgresScheduleStorage", output
     assert config["local_artifact_storage"]["config"] == {"base_dir": str(dagster_home)}
-    assert config["run_launcher"]["class"] == "DefaultRunLauncher", output
+    assert config["run_launcher"]["class"] == "CeleryCrawlRunLauncher", output
+    assert config["run_launcher"]["config"] == {
+        "config_file": {"env": "FASHION_CELERY_CONFIG"}}, output
     assert config["run_monitoring"] == {"enabled": True, "start_timeout_seconds": 180,
                                         "cancel_timeout_seconds": 180,
                                         "max_resume_run_attempts": 0,
-                                        "poll_interval_seconds": 60}, output
+                                        "poll_interval_seconds": 30}, output
+    # The secrets of the environment are not printed.
+    assert "s3cret" not in output
     assert config["telemetry"] == {"enabled": False}, output
     assert config["retention"]["sensor"]["purge_after_days"]["skipped"] == 7, output
     assert config["retention"]["schedule"]["purge_after_days"] == 365, output
@@ -155,6 +167,29 @@ def test_dagster_instance_info_loads_the_config_on_postgres(
     schema = _section(output, "Storage schema state", None)["schema"]
     for storage in ("event_log_storage", "run_storage", "schedule_storage"):
         assert schema[storage]["current"] == schema[storage]["latest"], output
+
+
+def _guide_probe() -> str:
+    """The ``python -c '...'`` check of docs/operations.md's "Set up", as printed there."""
+    guide = (REPO / "docs" / "operations.md").read_text("utf-8")
+    found = re.search(r"^( *)python -c '(.*?)'$", guide, re.MULTILINE | re.DOTALL)
+    assert found, "docs/operations.md no longer prints the queue check"
+    # The block is indented as a list item's; its lines are the command's without that.
+    indent, code = found.groups()
+    return "\n".join(line.removeprefix(indent) for line in code.splitlines())
+
+
+@pytest.mark.slow
+def test_the_operations_guides_checks_and_migration_run_as_printed(
+        dagster_home: Path, dagster_pg_env: dict[str, str]) -> None:
+    """Its queue check prints what the guide says it prints; `dagster instance migrate`, which
+    it prescribes after an upgrade, runs on the instance."""
+    printed = _run([sys.executable, "-c", _guide_probe()], dagster_home, dagster_pg_env).stdout
+    assert printed.startswith("QueuedRunCoordinator RunQueueConfig(max_concurrent_runs=8, "
+                              "tag_concurrency_limits=["), printed
+    migrated = _run([sys.executable, "-m", "dagster", "instance", "migrate"], dagster_home,
+                    dagster_pg_env)
+    assert "Updating run storage" in migrated.stdout + migrated.stderr, migrated.stdout
 
 
 PROBE = """
@@ -173,6 +208,10 @@ with DagsterInstance.get() as instance:
                     instance.run_coordinator.dequeue_num_workers],
         "tag_concurrency_limits": queue.tag_concurrency_limits,
         "run_launcher": type(instance.run_launcher).__name__,
+        "celery": [instance.run_launcher.broker, instance.run_launcher.backend,
+                   instance.run_launcher.config_source["task_acks_late"],
+                   instance.run_launcher.supports_check_run_worker_health,
+                   instance.run_launcher.supports_resume_run],
         "compute_logs": type(instance.compute_log_manager).__name__,
         "compute_logs_dir": instance.compute_log_manager.inst_data.config_dict["base_dir"],
         "run_storage": [url.drivername, url.host, url.port, url.username, url.database],
@@ -197,7 +236,11 @@ def test_the_instance_the_daemon_loads_has_the_queue_limits(
         {"key": PARTITION_TAG, "value": {"applyLimitPerUniqueValue": True}, "limit": 1},
         {"key": PROMOTION_TAG, "limit": 1},
     ], loaded
-    assert loaded["run_launcher"] == "DefaultRunLauncher", loaded
+    # Whole runs to the workers' broker, read from the workers' own file; a lost worker's run
+    # is reported to the run monitor, never resumed.
+    assert loaded["run_launcher"] == "CeleryCrawlRunLauncher", loaded
+    assert loaded["celery"] == [CELERY_ENV["CELERY_BROKER_URL"],
+                                CELERY_ENV["CELERY_RESULT_BACKEND"], True, True, False], loaded
     assert loaded["compute_logs"] == "LocalComputeLogManager", loaded
     assert loaded["compute_logs_dir"] == str(dagster_home / "storage"), loaded
     pg = dagster_pg_env
@@ -219,7 +262,7 @@ def test_the_queue_dequeues_one_run_per_brand_four_crawls_and_one_promotion(
         QueuedRunCoordinatorDaemon,
     )
 
-    for name, value in dagster_pg_env.items():
+    for name, value in {**dagster_pg_env, **CELERY_ENV}.items():
         monkeypatch.setenv(name, value)
     with DagsterInstance.from_config(str(dagster_home)) as instance:
         names: dict[str, str] = {}  # run id -> a readable name
