@@ -27,6 +27,9 @@ production's on the topology of docs/operations.md. Here one replica (no page de
    in process. Broker: a RabbitMQ virtual host of its own. Result backend:
    ``db+postgresql+psycopg2://`` on a fresh database, as docs/operations.md sets it up. Both
    sides read deploy/celery.yaml.
+4. the 2 workers again with every Dagster process reaching Dagster's database through
+   PgBouncer in session mode (``bench/pooler.py``), when ``pgbouncer`` is installed
+   (``apt-get install pgbouncer``; without it the row is left out).
 
 Figures: wall seconds, photos stored (counted in the catalog), photos per second, and CPU
 seconds of every process started for the crawl: the command and the run processes it got
@@ -58,24 +61,25 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psutil
 import yaml
 from dagster import DagsterEventType, RunsFilter
 
-from bench.common import PG_ADMIN_URL, ROOT, Replica, fresh_database, machine_sentence, replica
+from bench.common import ROOT, Replica, fresh_database, machine_sentence, replica
+from bench.costs import postgres_cpu_s, sessions_opened, tree_cpu_s
 from bench.peers import CONCURRENCY, Pace
 from bench.phases import PHASE_LABELS, phase_summary, run_phases
+from bench.pooler import pgbouncer, pgbouncer_binary
 from bench.reliability import publish
 from bench.run import ENGINE, fashion_assets_crawl
 from bench.topology import DEPLOY, Topology, dagster_pg_env, rabbitmq_vhost, wait_for
@@ -92,35 +96,20 @@ RUN_DEADLINE_S = 600.0
 SETTLE_S = 3.0
 CLI = "command on dagster dev"
 DEFAULT = "daemon + default launcher"
+
+
+def celery_path(workers: int) -> str:
+    return f"daemon + Celery launcher ({workers} worker{'s' * (workers > 1)})"
+
+
+ONE, TWO = celery_path(1), celery_path(2)
+POOLED = " + PgBouncer"
 WARM = ("import fashion_assets.definitions, fashion_assets.cli, dagster_webserver.cli, "
         "dagster_celery.cli, dagster._daemon.cli, dagster._grpc.impl")
 LAUNCH = """mutation($ps: [ExecutionParams!]!) { launchMultipleRuns(executionParamsList: $ps) {
   __typename ... on LaunchMultipleRunsResult { launchMultipleRunsResult { __typename
       ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } } }
   ... on PythonError { message } } }"""
-
-
-def tree_cpu_s(skip: int) -> float:
-    """CPU seconds so far of every process this one started, but ``skip``'s tree: live
-    descendants with the children they reaped, and the children this one reaped."""
-    reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
-    total = reaped.ru_utime + reaped.ru_stime
-    skipped = {skip, *(p.pid for p in psutil.Process(skip).children(recursive=True))}
-    for process in psutil.Process().children(recursive=True):
-        if process.pid not in skipped:
-            try:
-                t = process.cpu_times()
-            except psutil.Error:
-                continue
-            total += t.user + t.system + t.children_user + t.children_system
-    return total
-
-
-def postgres_cpu_s() -> float:
-    """CPU seconds so far of every ``postgres`` process of the machine, ended backends too."""
-    times = [p.info["cpu_times"] for p in psutil.process_iter(["name", "cpu_times"])
-             if p.info["name"] == "postgres" and p.info["cpu_times"]]
-    return sum(t.user + t.system + t.children_user + t.children_system for t in times)
 
 
 @dataclass(frozen=True)
@@ -142,13 +131,6 @@ class Result:
         return self.photos / self.wall_s
 
 
-def sessions_opened(database: str) -> int:
-    """Sessions opened so far on ``database`` (PostgreSQL's own count, ``pg_stat_database``),
-    read from the admin database so that reading opens none on it."""
-    return query(PG_ADMIN_URL, "SELECT sessions FROM pg_stat_database WHERE datname = :d",
-                 d=database)[0][0]
-
-
 def stored_photos(catalog: str) -> int:
     return query(catalog, "SELECT count(*) FROM brand_runway_draft_images")[0][0]
 
@@ -164,13 +146,19 @@ def cli_crawl(server: Replica, folder: Path, pace: Pace) -> Result:
                       postgres_cpu_s() - postgres)
 
 
-def daemon_crawl(server: Replica, folder: Path, workers: int | None, pace: Pace) -> Result:
+def daemon_crawl(server: Replica, folder: Path, workers: int | None, pace: Pace,
+                 pooled: bool = False) -> Result:
     """The crawl through the daemon's path: the default run launcher (``workers`` None) or
-    the Celery run launcher with that many workers."""
-    with fresh_database() as catalog, fresh_database() as dagster_db:
+    the Celery run launcher with that many workers, with every Dagster process reaching
+    its database through PgBouncer when ``pooled``."""
+    with fresh_database() as catalog, fresh_database() as dagster_db, ExitStack() as stack:
         env = {"FASHION_DATABASE_URL": catalog, "FASHION_STORE_URL": f"file://{folder}/store",
                "FASHION_HOME": str(folder / "home"), **pace.fashion_assets_env(),
                **server.env(), **dagster_pg_env(dagster_db)}
+        if pooled:
+            host, port = stack.enter_context(pgbouncer(
+                env["DAGSTER_PG_HOST"], int(env["DAGSTER_PG_PORT"]), env["DAGSTER_PG_USER"]))
+            env = {**env, "DAGSTER_PG_HOST": host, "DAGSTER_PG_PORT": str(port)}
         if workers is None:
             with Topology(folder, env, workers=()) as top:
                 return follow(server, top, DEFAULT, catalog)
@@ -178,7 +166,7 @@ def daemon_crawl(server: Replica, folder: Path, workers: int | None, pace: Pace)
             names = tuple(f"worker-{i}" for i in range(1, workers + 1))
             env = {**env, "CELERY_BROKER_URL": broker, "CELERY_RESULT_BACKEND": f"db+{results}"}
             with Topology(folder, env, workers=names) as top:
-                path = f"daemon + Celery launcher ({workers} worker{'s' * (workers > 1)})"
+                path = celery_path(workers) + (POOLED if pooled else "")
                 return follow(server, top, path, catalog)
 
 
@@ -246,9 +234,10 @@ def run_figures(instance: Any, record: Any, submitted: float) -> dict[str, Any]:
 def measure_round(server: Replica, folder: Path, number: int, pace: Pace) -> list[Result]:
     """One crawl of each path, in order."""
     results = [cli_crawl(server, folder / f"{number}-cli", pace)]
-    for workers in (None, 1, 2):
-        results.append(daemon_crawl(server, folder / f"{number}-daemon-{workers}", workers,
-                                    pace))
+    paths = [(None, False), (1, False), (2, False)] + [(2, True)] * bool(pgbouncer_binary())
+    for workers, pooled in paths:
+        results.append(daemon_crawl(server, folder / f"{number}-daemon-{workers}-{pooled}",
+                                    workers, pace, pooled))
         print(f"round {number}: {results[-1].path}: {results[-1].wall_s:.1f} s", flush=True)
     return results
 
@@ -297,9 +286,11 @@ def by_path(results: Sequence[Result]) -> dict[str, list[Result]]:
     return grouped
 
 
-def findings(results: Sequence[Result]) -> str:
-    """What the figures say, in a few sentences built from them."""
+def findings(results: Sequence[Result], workers_bound: bool = False) -> str:
+    """What the figures say, in a few sentences built from them (with the workers as the
+    bound, the ratio of two workers' photos per second to one's)."""
     grouped = by_path(results)
+    rates = {p: statistics.median(r.photos_per_s for r in g) for p, g in grouped.items()}
     wall = {p: statistics.median(r.wall_s for r in g) for p, g in grouped.items()}
     cpu = {p: statistics.median(r.cpu_s for r in g) for p, g in grouped.items()}
     largest = {}
@@ -315,7 +306,9 @@ def findings(results: Sequence[Result]) -> str:
             f"{p} {label}, {median:.2f} s, {share:.0%}"
             for p, (label, (median, share)) in largest.items()) + ".",
         "With one Celery worker, one of the two runs waits in the broker for the worker's "
-        "only slot: its launch phase holds the other run's execution."])
+        "only slot: its launch phase holds the other run's execution.",
+        *([f"Two workers crawl at {rates[TWO] / rates[ONE]:.2f}x one worker's photos per "
+           "second."] if workers_bound and {ONE, TWO} <= set(rates) else [])])
 
 
 def report(results: Sequence[Result], args: argparse.Namespace) -> str:
@@ -339,8 +332,10 @@ def report(results: Sequence[Result], args: argparse.Namespace) -> str:
         "webserver, timed from the POST to the last run's end; the default launcher's "
         "path without deploy/dagster.yaml's `run_launcher` block, the Celery paths with it "
         "(whole runs on warm workers, `-i fashion_assets.definitions`, `--concurrency=1`, "
-        "result backend on PostgreSQL). CPU: every process started for the crawl (topology "
-        "included), the replica left out; PostgreSQL: every `postgres` process of the "
+        "result backend on PostgreSQL), the PgBouncer row with every Dagster process reaching "
+        "Dagster's database through PgBouncer (session mode, `bench/pooler.py`; its server "
+        "connections are opened before the POST). CPU: every process started for the crawl "
+        "(topology included), the replica left out; PostgreSQL: every `postgres` process of the "
         "machine; sessions: those opened on Dagster's database from the POST to the end, by "
         "every process (PostgreSQL's `pg_stat_database.sessions`), per run. "
         + machine_sentence(),
@@ -348,7 +343,7 @@ def report(results: Sequence[Result], args: argparse.Namespace) -> str:
         "Where a run's seconds go (Dagster's event log, s; per path the medians, and each "
         "phase's share of all its runs' seconds from the POST to their end):", "",
         *phases_table(results), "",
-        findings(results)])
+        findings(results, bool(args.latency_ms))])
 
 
 def warm_bytecode(cache: str) -> None:

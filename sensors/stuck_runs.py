@@ -9,9 +9,10 @@ launcher; if the launcher cannot reach it (its process is gone: killed, out of m
 machine lost), the run is marked failed, which frees its queue slot and its brand's
 concurrency tag. A run process on the sensor's machine that is frozen (stopped) is killed
 instead: the launcher's termination waits for the process to answer, a minute, and holds
-the code server's execution lock meanwhile. Dagster's run monitoring does the same only
-for launchers that can check a run's worker (containers); the default run launcher
-cannot, so this sensor is the bound.
+the code server's execution lock meanwhile. Dagster's run monitoring ends a run whose
+worker is gone where the run launcher can tell (production's Celery launcher,
+``launch/celery_runs.py``; containers), but not one whose worker lives and hangs, and not
+with the default run launcher: this sensor is the bound for those.
 """
 
 import signal

@@ -133,7 +133,8 @@ def _local_dagster_dev(env: dict[str, str], note: Any) -> Iterator[Deployment]:
 def _started(home: Path, env: dict[str, str], wanted: Mapping[str, str], note: Any
              ) -> Iterator[Deployment]:
     """``dagster dev`` started (within ``registry.starting``), recorded for the other
-    commands of this ``DAGSTER_HOME``; at the end, stopped once none of them uses it."""
+    commands of this ``DAGSTER_HOME``; at the end, however the block ends, stopped once
+    none of them uses it."""
     # Not DAGSTER_HOME/logs: that is Dagster's telemetry folder, which its upload thread
     # empties even with telemetry off in dagster.yaml.
     log = home / "dagster-dev.log"
@@ -156,8 +157,12 @@ def _started(home: Path, env: dict[str, str], wanted: Mapping[str, str], note: A
         registry.record(home, registry.Registered(deployment_id, url, str(log), wanted))
         note(f"started Dagster (`dagster dev`: webserver, daemon) for this command in "
              f"{time.monotonic() - started:.1f} s, at {url}; its log: {log}")
-        yield Deployment(url, GraphQL(url), log, deployment_id)
-        _wait_unused(home, deployment_id, note)
+        try:
+            yield Deployment(url, GraphQL(url), log, deployment_id)
+        finally:
+            # After an error or a stop signal too: the other commands' runs would end with
+            # the deployment, failed for nothing.
+            _wait_unused(home, deployment_id, note)
     finally:
         _stop(watchdog, watchdog.stdin)
         registry.forget(home, deployment_id)
@@ -172,8 +177,9 @@ def _wait_unused(home: Path, deployment_id: str, note: Any) -> None:
             if registry.unused(home, deployment_id):
                 return
         if not waiting:
-            note("waiting for the other commands that run on this `dagster dev` to end "
-                 "before stopping it")
+            note(f"waiting for the other commands that run on this `dagster dev` to end "
+                 f"before stopping it (`kill -KILL {os.getpid()}` stops it now; their runs "
+                 "then fail)")
             waiting = True
         time.sleep(USERS_POLL_S)  # polling a real condition: the users' locks
 

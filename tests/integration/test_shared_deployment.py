@@ -26,10 +26,13 @@ DEADLINE_S = 300.0  # a `dagster dev` and a run started on a loaded 2-core machi
 OWNER = """
 import sys
 from fashion_assets.launch.deployment import deployment
-with deployment(note=lambda line: print(line, flush=True)) as deployed:
-    print("deployment", deployed.url, deployed.id, flush=True)
-    sys.stdin.read()
-print("stopped", flush=True)
+try:
+    with deployment(note=lambda line: print(line, flush=True)) as deployed:
+        print("deployment", deployed.url, deployed.id, flush=True)
+        if sys.stdin.read() == "fail":
+            raise RuntimeError("the owner's own crawl failed")
+finally:
+    print("stopped", flush=True)
 """
 
 
@@ -59,9 +62,13 @@ class Owner:
             if line.startswith(start):
                 return line
 
-    def end(self) -> None:
+    def end(self, failing: bool = False) -> None:
+        """The owner's work ends, successfully or (``failing``) with an error."""
         assert self.process.stdin is not None
-        self.process.stdin.close()
+        if not self.process.stdin.closed:
+            if failing:
+                self.process.stdin.write("fail")
+            self.process.stdin.close()
 
 
 @contextmanager
@@ -80,8 +87,11 @@ def held_site(tmp_path: Path) -> Iterator[tuple[ReplicaServer, dict[str, str]]]:
             server.release_images()
 
 
+@pytest.mark.parametrize("owner_fails", [False, True], ids=["owner-done", "owner-failed"])
 def test_a_second_command_runs_on_the_first_one_s_dagster_dev_which_waits_for_it(
-        tmp_path: Path) -> None:
+        tmp_path: Path, owner_fails: bool) -> None:
+    """However the owner's own work ends, its `dagster dev` outlives it until the other
+    command is done: that command's run succeeds."""
     with held_site(tmp_path) as (server, env):
         owner = Owner(env)
         crawl = CrawlProcess(env, [server.site.brands[0].slug], tmp_path / "logs")
@@ -98,7 +108,7 @@ def test_a_second_command_runs_on_the_first_one_s_dagster_dev_which_waits_for_it
 
             wait_until(lambda: server.held_count() >= 1, "the crawl's run at the gate",
                        [crawl], DEADLINE_S)
-            owner.end()  # while the crawl runs on its deployment: the owner waits
+            owner.end(owner_fails)  # while the crawl runs on its deployment: it waits
             assert owner.wait_for("waiting for the other commands").startswith("waiting")
             assert answers(owner.url)
             server.release_images()
@@ -110,6 +120,7 @@ def test_a_second_command_runs_on_the_first_one_s_dagster_dev_which_waits_for_it
             if not crawl.exited():
                 crawl.kill()
 
+    assert owner.process.returncode == (1 if owner_fails else 0)
     assert done.returncode == 0 and done.summaries[0]["success"], done.log_tail
     assert "runs on the `dagster dev` another command started" in done.log_tail
     assert "started Dagster" not in done.log_tail
