@@ -2,7 +2,7 @@
 side by side (issue 34).
 
     python -m bench.daemon_path [--brands 10 --shows 10 --photos 40] [--rounds 2]
-                                [--latency-ms 100] [--write]
+                                [--latency-ms 100] [--before /tmp/before] [--write]
 
 Every crawl runs through a Dagster daemon: the command's on its own ``dagster dev``,
 production's on the topology of docs/operations.md. Here one replica (no page delay,
@@ -30,6 +30,10 @@ production's on the topology of docs/operations.md. Here one replica (no page de
 4. the 2 workers again with every Dagster process reaching Dagster's database through
    PgBouncer in session mode (``bench/pooler.py``), when ``pgbouncer`` is installed
    (``apt-get install pgbouncer``; without it the row is left out).
+
+With ``--before``, each round first crawls with the command as it was before issue 34, on
+its own process engine, from an old checkout (``bench/before_issue.py`` says how to make
+it): the baseline the issue sets for one Celery worker.
 
 Figures: wall seconds, photos stored (counted in the catalog), photos per second, and CPU
 seconds of every process started for the crawl: the command and the run processes it got
@@ -60,10 +64,7 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -75,8 +76,10 @@ from typing import Any
 import yaml
 from dagster import DagsterEventType, RunsFilter
 
+from bench.before_issue import COMMIT, before_command, before_crawl
 from bench.common import ROOT, Replica, fresh_database, machine_sentence, replica
 from bench.costs import postgres_cpu_s, sessions_opened, tree_cpu_s
+from bench.deployed import warm_bytecode
 from bench.peers import CONCURRENCY, Pace
 from bench.phases import PHASE_LABELS, phase_summary, run_phases
 from bench.pooler import pgbouncer, pgbouncer_binary
@@ -96,6 +99,7 @@ RUN_DEADLINE_S = 600.0
 SETTLE_S = 3.0
 CLI = "command on dagster dev"
 DEFAULT = "daemon + default launcher"
+BEFORE = f"command before issue 34 ({COMMIT}, own process engine)"
 
 
 def celery_path(workers: int) -> str:
@@ -231,9 +235,15 @@ def run_figures(instance: Any, record: Any, submitted: float) -> dict[str, Any]:
     return {"status": run.status.value, "marks": marks}
 
 
-def measure_round(server: Replica, folder: Path, number: int, pace: Pace) -> list[Result]:
-    """One crawl of each path, in order."""
-    results = [cli_crawl(server, folder / f"{number}-cli", pace)]
+def measure_round(server: Replica, folder: Path, number: int, pace: Pace,
+                  before: Path | None = None) -> list[Result]:
+    """One crawl of each path, in order (the old checkout's command first, if any)."""
+    results = []
+    if before is not None:
+        measured, photos, postgres = before_crawl(before, server, folder / f"{number}-before",
+                                                  pace)
+        results.append(Result(BEFORE, measured.wall_s, photos, measured.cpu_s, postgres))
+    results.append(cli_crawl(server, folder / f"{number}-cli", pace))
     paths = [(None, False), (1, False), (2, False)] + [(2, True)] * bool(pgbouncer_binary())
     for workers, pooled in paths:
         results.append(daemon_crawl(server, folder / f"{number}-daemon-{workers}-{pooled}",
@@ -307,6 +317,10 @@ def findings(results: Sequence[Result], workers_bound: bool = False) -> str:
             for p, (label, (median, share)) in largest.items()) + ".",
         "With one Celery worker, one of the two runs waits in the broker for the worker's "
         "only slot: its launch phase holds the other run's execution.",
+        *([f"One Celery worker crawls at {rates[ONE] / rates[BEFORE]:.2f}x the photos per "
+           f"second of the command before issue 34 ({rates[ONE]:.0f} against "
+           f"{rates[BEFORE]:.0f}; the worker's from the POST, as a schedule's tick submits, "
+           "the old command's from its start)."] if {ONE, BEFORE} <= set(rates) else []),
         *([f"Two workers crawl at {rates[TWO] / rates[ONE]:.2f}x one worker's photos per "
            "second."] if workers_bound and {ONE, TWO} <= set(rates) else [])])
 
@@ -317,6 +331,9 @@ def report(results: Sequence[Result], args: argparse.Namespace) -> str:
     interval = instance.get("run_coordinator", {}).get("config", {}).get(
         "dequeue_interval_seconds", 5)  # Dagster's default
     latency = f" --latency-ms {args.latency_ms:g}" if args.latency_ms else ""
+    latency += " --before <checkout>" if args.before else ""
+    before = (f"; first in each round, the command before issue 34 (a checkout of {COMMIT} "
+              "in its own venv: bench/before_issue.py), from its start" if args.before else "")
     bound = (f"; every answer {args.latency_ms:g} ms late and the photo cap per host "
              f"{2 * CONCURRENCY}, so that a run is bound by its own requests in flight and "
              "the workers are the bound" if args.latency_ms else "")
@@ -324,7 +341,7 @@ def report(results: Sequence[Result], args: argparse.Namespace) -> str:
         f"Measured by `python -m bench.daemon_path --brands {args.brands} --shows {args.shows} "
         f"--photos {args.photos} --rounds {args.rounds}{latency}`: one replica ({photos:,} "
         f"photos, no page delay, {CONCURRENCY} requests at a time per run{bound}), each path "
-        "once per round, alternating, each "
+        f"once per round, alternating{before}, each "
         "crawl on a fresh catalog; the daemon's paths on the production topology "
         "(deploy/dagster.yaml as it is: Dagster's storage on PostgreSQL, dequeue interval "
         f"{interval} s), "
@@ -346,13 +363,6 @@ def report(results: Sequence[Result], args: argparse.Namespace) -> str:
         findings(results, bool(args.latency_ms))])
 
 
-def warm_bytecode(cache: str) -> None:
-    """Measured processes write and read bytecode in ``cache``; it is filled once here."""
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    os.environ["PYTHONPYCACHEPREFIX"] = cache
-    subprocess.run([sys.executable, "-c", WARM], check=True, timeout=600, cwd=ROOT)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--brands", type=int, default=10)
@@ -363,17 +373,21 @@ def main() -> None:
                         help="every replica answer this much later, the photo cap per host "
                         "twice a run's: each run is bound by its own requests in flight, "
                         "so the workers are the bound")
+    parser.add_argument("--before", type=Path, help="a checkout of the code before issue 34 "
+                        f"({COMMIT}) with its own .venv: its command crawls first each round")
     parser.add_argument("--write", action="store_true", help=f"put the figures in {DOC}")
     args = parser.parse_args()
+    if args.before is not None:
+        before_command(args.before.resolve())
     pace = Pace("workers-bound", 0.0, 2 * CONCURRENCY) if args.latency_ms else ENGINE
     with tempfile.TemporaryDirectory(prefix="fa-daemon-path-") as folder:
-        if os.environ.get("PYTHONDONTWRITEBYTECODE"):
-            warm_bytecode(str(Path(folder) / "pycache"))
+        warm_bytecode(Path(folder) / "pycache", WARM)
         with replica(args.brands, args.shows, args.photos) as server:
             if args.latency_ms:
                 server.control("faults", {"latency_ms": args.latency_ms})
             results = [result for number in range(1, args.rounds + 1)
-                       for result in measure_round(server, Path(folder), number, pace)]
+                       for result in measure_round(server, Path(folder), number, pace,
+                                                   args.before and args.before.resolve())]
     publish(report(results, args), WORKERS_HEADING if args.latency_ms else HEADING, DOC,
             args.write)
 

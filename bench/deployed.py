@@ -238,16 +238,16 @@ def measure_runs(command: list[str], env: Mapping[str, str], deployed: Deployed)
     return measured
 
 
-def warm_bytecode(cache: Path) -> None:
+def warm_bytecode(cache: Path, modules: str = WARM) -> None:
     """With ``PYTHONDONTWRITEBYTECODE`` set (a development shell), every process measured
     would compile the project from source at its start, a run process too, where an
     installed package has its bytecode: they all read and write it in ``cache`` instead,
-    filled once here."""
+    filled once here by importing ``modules`` (an import statement)."""
     if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
         return
     os.environ.pop("PYTHONDONTWRITEBYTECODE")
     os.environ["PYTHONPYCACHEPREFIX"] = str(cache)
-    subprocess.run([sys.executable, "-c", WARM], check=True, timeout=600,
+    subprocess.run([sys.executable, "-c", modules], check=True, timeout=600,
                    env={**os.environ, **checkout_env()})
 
 

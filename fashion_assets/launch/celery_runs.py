@@ -21,6 +21,11 @@ dagster-celery 0.29's launcher needs three things a crawl cannot do without:
   ever. Here a task that ended while its run did not, or a task whose worker no longer
   answers, is a failed worker: the run monitor fails the run with that reason, and the next
   crawl of its brand picks up what it left (drafts and photos already stored are skipped);
+- **a terminated run is canceled.** The stock ``terminate`` revokes the run's task (SIGTERM
+  to the pool process running it) without first marking the run CANCELING, as Dagster's
+  own launchers do; the interrupted step then failed an ordinary run, reported FAILURE, not
+  CANCELED. Here the run is marked CANCELING first, so it ends CANCELED, and a run not
+  sent to a worker yet (no task) is refused instead of raising;
 - **no resume.** The stock ``resume_run`` sends its arguments under a name the resume task
   does not take (a TypeError on the worker), so this launcher says it cannot resume and
   Dagster refuses an instance that asks the run monitor to (``max_resume_run_attempts``).
@@ -89,7 +94,8 @@ def lost_worker_reason(task_state: str, run_finished: bool,
 
 class CeleryCrawlRunLauncher(CeleryRunLauncher):
     """dagster-celery's run launcher configured by one file (``config_file``), failing the
-    runs of lost workers and refusing to resume (the module's docstring says why)."""
+    runs of lost workers, canceling terminated runs and refusing to resume (the module's
+    docstring says why)."""
 
     _instance: DagsterInstance
 
@@ -109,6 +115,13 @@ class CeleryCrawlRunLauncher(CeleryRunLauncher):
     @property
     def supports_resume_run(self) -> bool:
         return False
+
+    def terminate(self, run_id: str) -> bool:
+        run = self._instance.get_run_by_id(run_id)
+        if run is None or DAGSTER_CELERY_TASK_ID_TAG not in run.tags:
+            return False
+        self._instance.report_run_canceling(run)
+        return super().terminate(run_id)
 
     def check_run_worker_health(self, run: DagsterRun) -> CheckRunHealthResult:
         task_id = run.tags.get(DAGSTER_CELERY_TASK_ID_TAG)

@@ -21,12 +21,15 @@ In the order of the issue:
    redelivery does not run them twice), and the other three succeed;
 3. the site's pages arrive the page delay apart and the CDN never serves more than the
    photo cap at once, whichever worker sent them;
-4. the killed worker's machine comes back; ``fashion-assets crawl`` of the two failed
+4. a run terminated from the UI while its photos wait at the gate is revoked on its worker
+   and ends CANCELED by its own step's interrupt (SIGTERM in the worker's pool process), its
+   progress row ended, not left to the run monitor's cancel timeout;
+5. the killed worker's machine comes back; ``fashion-assets crawl`` of the two failed
    brands, submitted to the webserver, runs on the workers like the daemon's runs, shows
    in the UI, and every show of every brand is drafted once with all its photos stored;
-5. approving a brand's drafts through the CLI makes ``approved_drafts_sensor`` launch the
+6. approving a brand's drafts through the CLI makes ``approved_drafts_sensor`` launch the
    promotion, and the catalog holds their shows;
-6. a photo removed from the store and the catalog makes ``coverage_sensor`` launch a repair
+7. a photo removed from the store and the catalog makes ``coverage_sensor`` launch a repair
    run that fetches it again.
 """
 
@@ -44,10 +47,19 @@ from typing import Any
 import httpx
 import psutil
 import pytest
+from dagster import DagsterEventType
 from dagster_celery.tags import DAGSTER_CELERY_TASK_ID_TAG
 from sqlalchemy import create_engine, text
 
 from bench.topology import Service, Topology, dagster_pg_env, rabbitmq_vhost, wait_for
+from fashion_assets.launch.crawl import crawl_tags
+from fashion_assets.launch.graphql import (
+    GraphQL,
+    RunRequest,
+    job_selectors,
+    launch_runs,
+    terminate_runs,
+)
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.settings import home_dir
 from fashion_assets.sources.registry import VOGUE
@@ -189,11 +201,14 @@ def test_the_daemon_crawls_on_two_celery_workers_fails_a_killed_ones_runs_promot
             workers["worker-1"].kill()
     finally:
         site.release_images()
+
+    def all_but_the_killed_running() -> None:
+        for name in ("code-server", "webserver", "daemon", "worker-2"):
+            topology.services[name].check_running()
+
     with topology.instance() as instance:
         wait_for(lambda: finished(runs_of(instance, CRAWL_JOB), BRANDS),
-                 "every crawl run to end", DEADLINE_S,
-                 lambda: [topology.services[n].check_running() for n in
-                          ("code-server", "webserver", "daemon", "worker-2")])
+                 "every crawl run to end", DEADLINE_S, all_but_the_killed_running)
         crawls = runs_of(instance, CRAWL_JOB)
         failures = {r.dagster_run.run_id: failure_message(instance, r.dagster_run.run_id)
                     for r in crawls if r.dagster_run.status.value == "FAILURE"}
@@ -224,7 +239,35 @@ def test_the_daemon_crawls_on_two_celery_workers_fails_a_killed_ones_runs_promot
     assert all(later - earlier >= (j - i) * PAGE_DELAY_S - LATE_SENDER_S
                for (i, earlier), (j, later) in itertools.combinations(enumerate(pages), 2))
 
-    # 4: the killed worker's machine comes back, and answers Celery's ping with the other
+    # 4: a run terminated from the UI (terminateRuns, as its Terminate button does) while its
+    # photos are held; only worker-2 is up, so it runs there.
+    graphql = GraphQL(topology.web_url)
+    site.hold_images(0)
+    try:
+        [terminated] = launch_runs(graphql, job_selectors(graphql), [
+            RunRequest(CRAWL_JOB, crawl_tags("brand", failed_brands[0]))])
+        with topology.instance() as instance:
+            wait_for(lambda: instance.get_run_by_id(terminated).status.value == "STARTED"
+                     and site.held_count() >= 1, "the run to wait at the photo gate",
+                     DEADLINE_S, all_but_the_killed_running)
+            terminate_runs(graphql, [terminated])
+            wait_for(lambda: instance.get_run_by_id(terminated).is_finished,
+                     "the terminated run to end", DEADLINE_S, all_but_the_killed_running)
+            status = instance.get_run_by_id(terminated).status.value
+            ending = [f"{r.dagster_event.event_type_value}: {r.dagster_event.message}" if
+                      r.dagster_event else r.user_message for r in instance.all_logs(terminated)]
+            step_failures = [r.dagster_event.event_specific_data.error.message for r in
+                             instance.all_logs(terminated, of_type=DagsterEventType.STEP_FAILURE)]
+    finally:
+        site.release_images()
+    assert status == "CANCELED", "\n".join(ending[-12:] + step_failures)
+    # Its step saw the interrupt and ended its progress row: the run did not sit CANCELING
+    # until the run monitor's cancel timeout marked it.
+    assert any("interrupted: the run was terminated" in m for m in step_failures), step_failures
+    assert query(catalog, "SELECT status FROM crawl_progress WHERE run_id = :r",
+                 r=terminated) == [("terminated",)]
+
+    # 5: the killed worker's machine comes back, and answers Celery's ping with the other
     # (docs/operations.md's command); the command crawls the two failed brands through the
     # webserver, on the workers, and the UI sees its runs as the daemon's.
     topology.start_worker("worker-1")
@@ -236,7 +279,8 @@ def test_the_daemon_crawls_on_two_celery_workers_fails_a_killed_ones_runs_promot
     assert all(summary["success"] for summary in json.loads(out)["crawls"]), out
     with topology.instance() as instance:
         again = [r for r in runs_of(instance, CRAWL_JOB)
-                 if r.dagster_run.run_id not in {c.dagster_run.run_id for c in crawls}]
+                 if r.dagster_run.run_id not in {c.dagster_run.run_id for c in crawls}
+                 | {terminated}]
     assert again and all(DAGSTER_CELERY_TASK_ID_TAG in r.dagster_run.tags for r in again)
     statuses = graphql_run_statuses(topology)
     assert {r.dagster_run.run_id: statuses[r.dagster_run.run_id] for r in again} == {
@@ -252,7 +296,7 @@ def test_the_daemon_crawls_on_two_celery_workers_fails_a_killed_ones_runs_promot
     keys = [k for (k,) in query(catalog, "SELECT object_key FROM brand_runway_draft_images")]
     assert len(keys) == sum(len(show.photos) for show in shows) and not store.missing(keys)
 
-    # 5: an editor approves a brand's drafts; the sensor promotes them.
+    # 6: an editor approves a brand's drafts; the sensor promotes them.
     brand = site.site.brands[0]
     ids = [f"runway:{i}" for (i,) in query(
         catalog, "SELECT id FROM brand_runway_drafts WHERE brand_slug = :b ORDER BY id",
@@ -268,7 +312,7 @@ def test_the_daemon_crawls_on_two_celery_workers_fails_a_killed_ones_runs_promot
                     b=brand.slug)
     assert sorted(entries) == sorted((len(show.photos),) for show in brand.shows)
 
-    # 6: a photo lost from the store and the catalog; the coverage sensor repairs it.
+    # 7: a photo lost from the store and the catalog; the coverage sensor repairs it.
     [(draft_id, gone)] = query(
         catalog, "SELECT d.id, i.object_key FROM brand_runway_drafts d JOIN "
         "brand_runway_draft_images i ON i.draft_id = d.id WHERE d.brand_slug = :b "

@@ -1,5 +1,5 @@
-"""The crawl's event loop hands SIGINT to the handler in place (Dagster's, in a step), and
-its first run in a process freezes the long-lived objects, garbage excluded."""
+"""The crawl's event loop hands SIGINT and SIGTERM to the handler in place (Dagster's, in a
+step), and its first run in a process freezes the long-lived objects, garbage excluded."""
 
 from __future__ import annotations
 
@@ -22,17 +22,18 @@ class Interrupted(BaseException):
 
 
 @contextmanager
-def sigint_handler(handler: Callable[[int, Any], Any]) -> Iterator[None]:
-    previous = signal.signal(signal.SIGINT, handler)
+def sigint_handler(handler: Callable[[int, Any], Any],
+                   signum: int = signal.SIGINT) -> Iterator[None]:
+    previous = signal.signal(signum, handler)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.signal(signum, previous)
 
 
-async def interrupted_crawl(done: list[str]) -> str:
-    """A crawl that sends itself SIGINT, then waits far longer than the test allows."""
-    os.kill(os.getpid(), signal.SIGINT)
+async def interrupted_crawl(done: list[str], signum: int = signal.SIGINT) -> str:
+    """A crawl that sends itself ``signum``, then waits far longer than the test allows."""
+    os.kill(os.getpid(), signum)
     try:
         await asyncio.sleep(60)
     finally:
@@ -45,13 +46,17 @@ def raising(signum: int, frame: Any) -> None:
 
 
 @pytest.mark.timeout(20)
-def test_a_raising_handler_cancels_the_crawl_and_its_exception_reaches_the_caller() -> None:
+@pytest.mark.parametrize("signum", loop.INTERRUPTS, ids=lambda s: signal.Signals(s).name)
+def test_a_raising_handler_cancels_the_crawl_and_its_exception_reaches_the_caller(
+        signum: int) -> None:
+    """SIGTERM too: Dagster maps it to its interrupt handler, and a Celery worker's pool
+    process gets it when its run is terminated (revoked)."""
     done: list[str] = []
-    with sigint_handler(raising):
+    with sigint_handler(raising, signum):
         with pytest.raises(Interrupted, match="terminated"):
-            loop.run(interrupted_crawl(done))
+            loop.run(interrupted_crawl(done, signum))
         assert done == ["cleaned up"]  # cancelled: its finally blocks ran
-        assert signal.getsignal(signal.SIGINT) is raising  # restored for the next step
+        assert signal.getsignal(signum) is raising  # restored for the next step
 
 
 @pytest.mark.timeout(20)
