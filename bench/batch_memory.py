@@ -120,12 +120,12 @@ def main() -> None:
     parser.add_argument("--brands", type=int, default=None,
                         help="Designers crawled (default FASHION_CRAWL_BATCH_BRANDS).")
     args = parser.parse_args()
-    from fashion_assets.jobs.crawl_schedule import batch_size
     from fashion_assets.launch.crawl import command_session, crawl, run_job
     from fashion_assets.launch.follow import RunLog
     from fashion_assets.launch.partitions import catalog_brands
+    from fashion_assets.settings import crawl_batch_brands
 
-    brands = args.brands or batch_size()
+    brands = args.brands or crawl_batch_brands()
     with tempfile.TemporaryDirectory(prefix="fa-batch-") as folder, \
             replica(0, 0, args.photos, archive_fraction=args.fraction) as server, \
             fresh_database() as catalog:
@@ -139,7 +139,7 @@ def main() -> None:
             discovery = run_job(session, "designer_discovery",
                                 asset="vogue_designer_discovery", run_log=RunLog.QUIET)
             assert discovery["success"], discovery
-            first = catalog_brands(session.instance, session.env)[:brands]
+            first = catalog_brands(session.env)[:brands]
             wait_for_no_runs(deployment)
             sampler = Sampler(deployment)
             sampler.start()

@@ -165,7 +165,7 @@ def held_queue_instance() -> str:
 
 
 def run(fraction: float) -> dict[str, Any]:
-    from fashion_assets.jobs.crawl_schedule import batch_size
+    from fashion_assets.settings import crawl_batch_brands
 
     with tempfile.TemporaryDirectory(prefix="fa-partitions-") as folder, \
             replica(0, 0, 40, archive_fraction=fraction) as server, \
@@ -190,14 +190,14 @@ def run(fraction: float) -> dict[str, Any]:
                 report_materialized(graphql, asset, brands)
             reported_s = time.perf_counter() - started
             materialized = page_figures(graphql, len(brands), "materializedPartitions")
-            expected = math.ceil(len(brands) / batch_size(env))
+            expected = math.ceil(len(brands) / crawl_batch_brands(env))
             backfill = launch_backfill(graphql, expected)
             requested = page_figures(graphql, len(brands), "materializingPartitions")
             graphql(CANCEL_BACKFILL, id=backfill["id"])
     return {"fraction": fraction, "brands": len(brands), "discovery_s": discovery_s,
             "empty": empty, "reported_s": reported_s, "materialized": materialized,
             "backfill": backfill, "expected_runs": expected, "requested": requested,
-            "batch": batch_size(env), "machine": machine()}
+            "batch": crawl_batch_brands(env), "machine": machine()}
 
 
 def report(r: dict[str, Any]) -> str:

@@ -87,9 +87,9 @@ from bench.reliability import publish
 from bench.run import ENGINE, fashion_assets_crawl
 from bench.topology import DEPLOY, Topology, dagster_pg_env, rabbitmq_vhost, wait_for
 from fashion_assets.domain.batches import batches
-from fashion_assets.jobs.crawl_schedule import batch_tags
 from fashion_assets.launch.graphql import GraphQL, GraphQLError
 from fashion_assets.sources.registry import VOGUE
+from fashion_assets.tags import batch_tags
 from tests.catalog_db import query
 
 DOC = ROOT / "docs" / "performance.md"

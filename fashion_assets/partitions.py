@@ -1,13 +1,9 @@
 """Partitions shared by the assets, sensors and CLI."""
 
 from dagster import DagsterInstance, DagsterRunStatus, DynamicPartitionsDefinition, RunsFilter
-from dagster._core.storage.tags import (
-    ASSET_PARTITION_RANGE_END_TAG,
-    ASSET_PARTITION_RANGE_START_TAG,
-)
 
 from fashion_assets.sources.registry import RUNWAY_PARTITION_NAMES
-from fashion_assets.tags import PARTITION_TAG
+from fashion_assets.tags import PARTITION_TAG, RANGE_END_TAG, RANGE_START_TAG
 
 # One partition per brand slug of the catalog's ``brands`` table; kept in step by the
 # ``brand_partitions_sensor`` and by ``fashion-assets brands add``.
@@ -41,8 +37,8 @@ def partitions_in_progress(instance: DagsterInstance) -> set[str]:
     for run in runs:
         if PARTITION_TAG in run.tags:
             keys.add(run.tags[PARTITION_TAG])
-        first = run.tags.get(ASSET_PARTITION_RANGE_START_TAG)
-        last = run.tags.get(ASSET_PARTITION_RANGE_END_TAG)
+        first = run.tags.get(RANGE_START_TAG)
+        last = run.tags.get(RANGE_END_TAG)
         if first is None or last is None:
             continue
         for partitions in PARTITION_SETS:

@@ -205,6 +205,12 @@ def positive_int(env: Mapping[str, str], name: str) -> int:
     return value
 
 
+def crawl_batch_brands(env: Mapping[str, str] | None = None) -> int:
+    """``FASHION_CRAWL_BATCH_BRANDS``: brands (or seasons, weeks) per crawl run of a
+    schedule, a backfill or ``fashion-assets crawl``."""
+    return positive_int(os.environ if env is None else env, "FASHION_CRAWL_BATCH_BRANDS")
+
+
 def home_dir(env: Mapping[str, str] | None = None) -> Path:
     """The data folder, absolute (relative values are taken from the working directory)."""
     return Path(setting(os.environ if env is None else env, "FASHION_HOME")).expanduser().resolve()

@@ -12,9 +12,22 @@ the same strings; ``tests/integration/test_instance_config.py`` checks that they
 - ``PROMOTION_TAG``: on every promotion run. One at a time.
 """
 
+from fashion_assets.domain.batches import Batch
+
 # Dagster's own tag on every run of one partition: limited like BRAND_TAG, so a brand
 # launched by hand from the UI, which has no BRAND_TAG, still runs once at a time.
 PARTITION_TAG = "dagster/partition"
+# Dagster's own tags on a run of a range of partitions (its backfills tag theirs so): a crawl
+# run of a batch carries them too, so the UI shows the range and the steps read it.
+RANGE_START_TAG = "dagster/asset_partition_range_start"
+RANGE_END_TAG = "dagster/asset_partition_range_end"
 CRAWL_TAG = "fashion-assets/crawl"
 BRAND_TAG = "fashion-assets/brand"
 PROMOTION_TAG = "fashion-assets/promotion"
+
+
+def batch_tags(batch: Batch, kind: str = "brand") -> dict[str, str]:
+    """The tags of a crawl run over ``batch``: its partition range and the queue's tags
+    (one run per batch at a time: ``BRAND_TAG`` names the batch)."""
+    return {RANGE_START_TAG: batch.first, RANGE_END_TAG: batch.last, CRAWL_TAG: kind,
+            BRAND_TAG: f"batch:{batch.label}"}

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fashion_assets.launch.crawl import crawl_tags
-from fashion_assets.launch.partitions import add_partitions, forget_unlisted_brand
+from fashion_assets.launch.partitions import add_partitions, listed_in_catalog
 from fashion_assets.launch.summaries import (
     crawl_kinds,
     crawl_summary,
@@ -51,8 +51,8 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
         result = _job(_env_items(env), kinds[kind].job).execute_in_process(
             instance=instance, raise_on_error=False, tags=crawl_tags(kind, key))
         summary = crawl_summary(kinds[kind], key, run_outcome(instance, result.run_id))
-        if kind == "brand" and (kind, key) in added and not summary["success"]:
-            forget_unlisted_brand(instance, kinds[kind].partitions, key, env)
+        if kind == "brand" and (kind, key) in added and not listed_in_catalog(key, env):
+            instance.delete_dynamic_partition(kinds[kind].partitions, key)
         summaries.append(summary)
     return summaries
 

@@ -22,7 +22,6 @@ from dagster import (
 
 from fashion_assets import settings
 from fashion_assets.crawl.runway import ListingError
-from fashion_assets.jobs.crawl_schedule import batch_size
 
 
 def crawl_retry_policy() -> RetryPolicy:
@@ -47,7 +46,7 @@ with warnings.catch_warnings():
     # A backfill of many brands (seasons, weeks) runs FASHION_CRAWL_BATCH_BRANDS partitions
     # per run, like the schedule: a run's fixed cost (its process, the code's load, its
     # event log) is paid per batch, not per partition.
-    CRAWL_BATCHES = BackfillPolicy.multi_run(max_partitions_per_run=batch_size())
+    CRAWL_BATCHES = BackfillPolicy.multi_run(max_partitions_per_run=settings.crawl_batch_brands())
 
 
 @contextmanager

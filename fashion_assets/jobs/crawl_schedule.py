@@ -20,10 +20,6 @@ from dagster import (
     SkipReason,
     schedule,
 )
-from dagster._core.storage.tags import (
-    ASSET_PARTITION_RANGE_END_TAG,
-    ASSET_PARTITION_RANGE_START_TAG,
-)
 
 from fashion_assets import settings
 from fashion_assets.catalog.backpressure import evaluate
@@ -32,7 +28,7 @@ from fashion_assets.jobs.ticks import note_missed_ticks
 from fashion_assets.partitions import brand_partitions
 from fashion_assets.resources import CatalogResource, CrawlerResource
 from fashion_assets.sources.registry import VOGUE
-from fashion_assets.tags import BRAND_TAG, CRAWL_TAG
+from fashion_assets.tags import batch_tags
 
 assert VOGUE.runway_names is not None  # Vogue lists runway shows
 JOB_NAME = VOGUE.runway_names.crawl_job
@@ -40,31 +36,19 @@ JOB_NAME = VOGUE.runway_names.crawl_job
 with the source's assets, ``sources/registry.py``)."""
 
 
-def batch_tags(batch: Batch, kind: str = "brand") -> dict[str, str]:
-    """The tags of a run over ``batch``: its partition range and the queue's tags."""
-    return {ASSET_PARTITION_RANGE_START_TAG: batch.first, ASSET_PARTITION_RANGE_END_TAG:
-            batch.last, CRAWL_TAG: kind, BRAND_TAG: f"batch:{batch.label}"}
-
-
 def brand_batches(instance: DagsterInstance, env: Mapping[str, str] | None = None
                   ) -> list[Batch]:
     """Every brand partition, in the partitions' order, in batches of the configured size."""
     assert brand_partitions.name is not None
-    return batches(instance.get_dynamic_partitions(brand_partitions.name), batch_size(env))
-
-
-def batch_size(env: Mapping[str, str] | None = None) -> int:
-    """``FASHION_CRAWL_BATCH_BRANDS``: brands per crawl run of a schedule, backfill or
-    ``fashion-assets crawl --all``."""
-    return settings.positive_int(os.environ if env is None else env,
-                                 "FASHION_CRAWL_BATCH_BRANDS")
+    return batches(instance.get_dynamic_partitions(brand_partitions.name),
+                   settings.crawl_batch_brands(env))
 
 
 def build_crawl_schedule(env: Mapping[str, str] | None = None) -> ScheduleDefinition:
     """Every brand at ``FASHION_CRAWL_CRON`` (UTC, weekly by default), in batches."""
     env = os.environ if env is None else env
     cron = settings.setting(env, "FASHION_CRAWL_CRON")
-    size = batch_size(env)
+    size = settings.crawl_batch_brands(env)
     partitions = brand_partitions.name
     assert partitions is not None
 

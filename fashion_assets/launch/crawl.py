@@ -5,10 +5,12 @@ brands, seasons and weeks into runs of their crawl jobs (tags as a schedule give
 partition or the range, the queue's limits), submits them in one call and reports a summary
 per run as it ends; ``run_job`` does the same for one run of another job (designer
 discovery, a store heal tick). Every run carries the command's mark (``COMMAND_TAG``), so a
-stop ends exactly the runs this command made.
+stop ends exactly the runs this command made. Everything goes through the deployment's
+webserver (``graphql.py``, ``webserver.py``): the command never imports Dagster on its way.
 
 SIGTERM or SIGINT stops the command: its runs not ended are terminated through the
-deployment (queued ones canceled), and ``CrawlStopped`` exits with 128 + the signal.
+deployment (queued ones canceled), those still going after ``STOP_GRACE_S`` marked
+canceled, and ``CrawlStopped`` exits with 128 + the signal.
 """
 
 from __future__ import annotations
@@ -20,33 +22,39 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fashion_assets.launch.deployment import (
+    KILLED_NOTE,
     Deployment,
-    DeploymentError,
     deployment,
     fail_runs_of_ended,
 )
 from fashion_assets.launch.follow import RunLog, follow_runs
 from fashion_assets.launch.graphql import (
+    GraphQL,
+    JobSelector,
     RunRequest,
+    cancel_runs,
     job_selectors,
     launch_runs,
+    selector_of,
     terminate_runs,
 )
-from fashion_assets.launch.instance import dagster_instance
-from fashion_assets.launch.partitions import (
-    add_partitions,
-    catalog_brands,
-    forget_unlisted_brand,
-)
+from fashion_assets.launch.partitions import catalog_brands, listed_in_catalog
 from fashion_assets.launch.summaries import (
+    RunOutcome,
     crawl_kinds,
     crawl_summary,
     job_summary,
-    run_outcome,
+)
+from fashion_assets.launch.webserver import (
+    add_partitions,
+    delete_partition,
+    partition_keys,
+    queue_limit,
+    tagged_runs,
 )
 
 COMMAND_TAG = "fashion-assets/command"
@@ -83,8 +91,7 @@ def crawl_tags(kind_name: str, key: str) -> dict[str, str]:
     """The tags of a crawl run of one partition, or of a range ``first..last``, as the
     schedules and sensors tag theirs: the queue limits them the same way."""
     from fashion_assets.domain.batches import Batch
-    from fashion_assets.jobs.crawl_schedule import batch_tags
-    from fashion_assets.tags import BRAND_TAG, CRAWL_TAG, PARTITION_TAG
+    from fashion_assets.tags import BRAND_TAG, CRAWL_TAG, PARTITION_TAG, batch_tags
 
     batch = Batch.from_label(key)
     if batch.first != batch.last:
@@ -93,101 +100,110 @@ def crawl_tags(kind_name: str, key: str) -> dict[str, str]:
             **({BRAND_TAG: key} if kind_name == "brand" else {})}
 
 
-def plan_runs(instance: Any, targets: Sequence[tuple[str, str]],
-              env: Mapping[str, str] | None) -> tuple[list[tuple[str, str]], set[str]]:
-    """The runs for ``(kind, key)`` targets: each kind's keys added as partitions, then cut
-    into ranges of its partitions' order (``domain/batches.py: plan_ranges``: at most
-    ``FASHION_CRAWL_BATCH_BRANDS`` keys a run, at least a run per slot of the run queue
-    while keys can be split: ``queue_slots``); ``(kind, key or first..last)`` per run,
-    and the brands this call added."""
-    from fashion_assets.domain.batches import plan_ranges
-    from fashion_assets.jobs.crawl_schedule import batch_size
-
-    kinds = crawl_kinds()
-    runs: list[tuple[str, str]] = []
-    added_brands: set[str] = set()
-    for name in dict.fromkeys(kind for kind, _ in targets):
-        keys = [key for kind, key in targets if kind == name]
-        added = add_partitions(instance, kinds[name].partitions, keys)
-        if name == "brand":
-            added_brands.update(added)
-        order = instance.get_dynamic_partitions(kinds[name].partitions)
-        runs += [(name, batch.label) for batch in
-                 plan_ranges(order, keys, queue_slots(instance), batch_size(env))]
-    return runs, added_brands
-
-
-def queue_slots(instance: Any) -> int:
-    """How many runs the instance's run queue runs at once (its ``dagster.yaml``'s
-    ``max_concurrent_runs``), so a plan keeps every slot busy; the CPU count when the
-    queue sets no limit."""
-    config = instance.get_concurrency_config().run_queue_config
-    limit = config.max_concurrent_runs if config is not None else -1
-    return limit if limit > 0 else (os.cpu_count() or 1)
+def queue_slots(limit: int | None) -> int:
+    """How many runs the deployment's run queue runs at once, from its ``dagster.yaml``'s
+    ``max_concurrent_runs`` (``limit``), so a plan keeps every slot busy; the CPU count when
+    the queue sets no limit, or there is no queue."""
+    return limit if limit is not None and limit > 0 else (os.cpu_count() or 1)
 
 
 @dataclass
 class Session:
-    """What the command's runs share: the instance, the deployment (started, or joined, at
-    the first launch: a command with nothing to run starts nothing), the command's mark for
+    """What the command's runs share: the deployment (started, or joined, when the command
+    first needs it: a command with nothing to run starts nothing), the command's mark for
     their tags, the catalog, the environment of their settings."""
 
-    instance: Any
     mark: Mapping[str, str]
     engine: Any  # the catalog's
     env: Mapping[str, str] | None
     _stack: ExitStack
     _note: Callable[[str], None]
     _deployed: Deployment | None = None
+    _selectors: dict[str, JobSelector] = field(default_factory=dict)  # every job's, once read
 
     @property
     def deployed(self) -> Deployment | None:
-        """The deployment, once the command has launched a run."""
+        """The deployment, once the command has needed it."""
         return self._deployed
 
+    @property
+    def graphql(self) -> GraphQL:
+        """The deployment's webserver, the deployment started or joined on first use."""
+        if self._deployed is None:
+            self._deployed = self._stack.enter_context(deployment(self.env, self._note))
+        return self._deployed.graphql
+
+    def selectors(self) -> dict[str, JobSelector]:
+        """Where the deployment serves each job (listed once, on first use)."""
+        if not self._selectors:
+            self._selectors.update(job_selectors(self.graphql))
+        return self._selectors
+
     def watch(self) -> bool:
-        """At every poll of the runs: if the deployment another command started has ended
-        with it (killed), the runs it had are failed, so the follow sees them end."""
+        """At every poll of the runs: whether to go on. A private deployment another command
+        started that ended with it (killed) takes its webserver along: the runs it had are
+        failed in the instance, and the command stops following them."""
         if self._deployed is not None and self._deployed.ended():
-            fail_runs_of_ended(self.instance, self.engine)
+            fail_runs_of_ended(self.env, also=[self._deployed.id])
+            return False
         return True
 
     def launch(self, requests: Sequence[RunRequest]) -> list[str]:
         """Submit ``requests``, each tagged with the command's mark; their run ids."""
         if not requests:
             return []
-        if self._deployed is None:
-            self._deployed = self._stack.enter_context(deployment(self.env, self._note))
-        deployed = self._deployed
-        tags = {**self.mark, **deployed.tags()}
-        run_ids = launch_runs(deployed.graphql, job_selectors(deployed.graphql),
-                              [RunRequest(r.job, {**r.tags, **tags}, r.run_config)
-                               for r in requests])
-        if run_ids and self.instance.get_run_by_id(run_ids[0]) is None:
-            raise DeploymentError(
-                f"the deployment at {deployed.url} runs on another Dagster instance than "
-                f"DAGSTER_HOME={os.environ['DAGSTER_HOME']}, so its runs cannot be followed "
-                f"from here (they were launched: {', '.join(run_ids)}); set DAGSTER_HOME to a "
-                "folder with the deployment's dagster.yaml (and its DAGSTER_PG_* settings)")
-        return run_ids
+        graphql, selectors = self.graphql, self.selectors()
+        assert self._deployed is not None
+        tags = {**self.mark, **self._deployed.tags()}
+        return launch_runs(graphql, selectors,
+                           [RunRequest(r.job, {**r.tags, **tags}, r.run_config)
+                            for r in requests])
+
+
+def plan_runs(session: Session, targets: Sequence[tuple[str, str]]
+              ) -> tuple[list[tuple[str, str]], set[str]]:
+    """The runs for ``(kind, key)`` targets: each kind's keys added as partitions on the
+    deployment, then cut into ranges of its partitions' order (``domain/batches.py:
+    plan_ranges``: at most ``FASHION_CRAWL_BATCH_BRANDS`` keys a run, at least a run per
+    slot of the run queue while keys can be split: ``queue_slots``); ``(kind, key or
+    first..last)`` per run, and the brands this call added."""
+    from fashion_assets import settings
+    from fashion_assets.domain.batches import plan_ranges
+
+    kinds, graphql = crawl_kinds(), session.graphql
+    slots = queue_slots(queue_limit(graphql))
+    runs: list[tuple[str, str]] = []
+    added_brands: set[str] = set()
+    for name in dict.fromkeys(kind for kind, _ in targets):
+        kind = kinds[name]
+        keys = [key for k, key in targets if k == name]
+        added = add_partitions(graphql, selector_of(session.selectors(), kind.job),
+                               kind.listing_asset, kind.partitions, keys)
+        if name == "brand":
+            added_brands.update(added)
+        order = partition_keys(graphql, kind.listing_asset)
+        runs += [(name, batch.label) for batch in
+                 plan_ranges(order, keys, slots, settings.crawl_batch_brands(session.env))]
+    return runs, added_brands
 
 
 @contextmanager
 def command_session(env: Mapping[str, str] | None = None,
                     note: Callable[[str], None] = lambda line: None) -> Iterator[Session]:
-    """The block's session: the deployment for its runs (``deployment.deployment``, at the
-    first launch), with the command's stop signals handled: a stop in the block ends its
-    runs and exits ``CrawlStopped``. Runs that a command killed outright left behind are
-    failed first, with a line each."""
+    """The block's session: the deployment for its runs (``deployment.deployment``, on
+    first use), with the command's stop signals handled: a stop in the block ends its runs
+    and exits ``CrawlStopped``. Runs that a command killed outright left behind are failed
+    first, with a line each."""
     from fashion_assets import settings
     from fashion_assets.catalog.engines import catalog_engine
 
-    instance = dagster_instance()
+    # Opened first: a catalog the runs could not use ends the command in one line, before
+    # a deployment is started for them.
     engine = catalog_engine(settings.database_url(env))
-    for run_id in fail_runs_of_ended(instance, engine):
+    for run_id in fail_runs_of_ended(env):
         note(f"run {run_id} failed: the command that started its `dagster dev` was killed")
-    with _stop_signals(), _stopping(instance, engine) as mark, ExitStack() as stack:
-        session = Session(instance, mark, engine, env, stack, note)
+    with _stop_signals(), _stopping() as mark, ExitStack() as stack:
+        session = Session(mark, engine, env, stack, note)
         with _terminating(session):
             yield session
 
@@ -204,29 +220,35 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
     source does not know) is removed again once its run ended."""
     from fashion_assets.domain.batches import Batch
 
-    kinds, instance, env = crawl_kinds(), session.instance, session.env
+    kinds = crawl_kinds()
     if all_brands:
-        targets = [*targets, *(("brand", slug) for slug in catalog_brands(instance, env))]
-    runs, added_brands = plan_runs(instance, targets, env)
+        targets = [*targets, *(("brand", slug) for slug in catalog_brands(session.env))]
+    if not targets:
+        return []
+    runs, added_brands = plan_runs(session, targets)
     run_ids = session.launch([RunRequest(kinds[kind].job, crawl_tags(kind, key))
                               for kind, key in runs])
     by_run = dict(zip(run_ids, runs, strict=True))
     summaries: dict[str, dict[str, Any]] = {}
 
-    def ended(run_id: str) -> None:
-        kind, key = by_run[run_id]
-        summary = crawl_summary(kinds[kind], key, run_outcome(instance, run_id))
-        if kind == "brand":
-            order = instance.get_dynamic_partitions(kinds[kind].partitions)
+    def ended(outcome: RunOutcome) -> None:
+        kind, key = by_run[outcome.run_id]
+        summary = crawl_summary(kinds[kind], key, outcome)
+        if kind == "brand" and added_brands and session.watch():
+            order = partition_keys(session.graphql, kinds[kind].listing_asset)
             batch = Batch.from_label(key)
             span = order[order.index(batch.first):order.index(batch.last) + 1]
-            for slug in added_brands.intersection(span):
-                forget_unlisted_brand(instance, kinds[kind].partitions, slug, env)
-        summaries[run_id] = summary
+            for slug in sorted(added_brands.intersection(span)):
+                if not listed_in_catalog(slug, session.env):
+                    delete_partition(session.graphql, selector_of(
+                        session.selectors(), kinds[kind].job), kinds[kind].partitions, slug)
+        summaries[outcome.run_id] = summary
         on_summary(summary)
 
-    follow_runs(instance, run_ids, run_log=run_log, on_line=on_line, on_end=ended,
-                keep_going=session.watch)
+    lost = follow_runs(session.graphql, run_ids, run_log=run_log, on_line=on_line,
+                       on_end=ended, keep_going=session.watch)
+    for run_id in lost:
+        ended(RunOutcome(run_id, False, errors=[KILLED_NOTE]))
     return [summaries[run_id] for run_id in run_ids]
 
 
@@ -236,56 +258,50 @@ def run_job(session: Session, job: str, *, run_config: Mapping[str, Any] | None 
     """One run of ``job`` on the session's deployment, followed to its end; its summary
     (the metadata of ``asset``'s materialization or ``step``'s output, the failure)."""
     [run_id] = session.launch([RunRequest(job, {}, run_config or {})])
-    follow_runs(session.instance, [run_id], run_log=run_log, on_line=on_line,
-                on_end=lambda run_id: None, keep_going=session.watch)
-    return job_summary(run_outcome(session.instance, run_id), asset=asset, step=step)
+    outcomes: list[RunOutcome] = []
+    lost = follow_runs(session.graphql, [run_id], run_log=run_log, on_line=on_line,
+                       on_end=outcomes.append, keep_going=session.watch)
+    outcome = RunOutcome(run_id, False, errors=[KILLED_NOTE]) if lost else outcomes[0]
+    return job_summary(outcome, asset=asset, step=step)
 
 
 @contextmanager
-def _stopping(instance: Any, engine: Any) -> Iterator[dict[str, str]]:
+def _stopping() -> Iterator[dict[str, str]]:
     """The command's mark for its runs' tags; on a stop signal, the block exits with
-    ``CrawlStopped``, naming the runs it ended, and any of them the deployment did not end
-    (it was stopped first) is marked canceled, its progress row ended ``terminated``: its
-    run process went with the deployment before it could end the row itself."""
-    from fashion_assets.catalog import progress as progress_catalog
-
+    ``CrawlStopped``, naming the runs it ended."""
     mark = {COMMAND_TAG: uuid.uuid4().hex}
     try:
         yield mark
     except _Stop as stop:
-        reason = f"crawl stopped by {signal.Signals(stop.signum).name}"
-        for run in _runs(instance, mark, live=True):
-            instance.report_run_canceled(run, reason)
-            progress_catalog.finish(engine, run.run_id, "terminated", reason)
-            stop.ended.append(run.run_id)
         raise CrawlStopped(stop.signum, sorted(set(stop.ended))) from None
 
 
 @contextmanager
 def _terminating(session: Session) -> Iterator[None]:
     """On a stop signal, the deployment terminates the command's runs not ended (queued
-    ones are canceled), and the block waits up to ``STOP_GRACE_S`` for them to end."""
+    ones are canceled), and the block waits up to ``STOP_GRACE_S`` for them to end; those
+    still going are then marked canceled as they stand, their progress rows ended
+    ``terminated`` (their steps could not end them)."""
+    from fashion_assets.catalog import progress as progress_catalog
+
     try:
         yield
     except _Stop as stop:
-        stop.ended = [run.run_id for run in _runs(session.instance, session.mark, live=True)]
-        if session.deployed is not None and stop.ended:
-            terminate_runs(session.deployed.graphql, stop.ended)
+        deployed = session.deployed
+        if deployed is not None and not deployed.ended():
+            graphql = deployed.graphql
+            stop.ended = tagged_runs(graphql, session.mark, live=True)
+            terminate_runs(graphql, stop.ended)
             deadline = time.monotonic() + STOP_GRACE_S
-            while (_runs(session.instance, session.mark, live=True)
+            while (stop.ended and tagged_runs(graphql, session.mark, live=True)
                    and time.monotonic() < deadline):
                 time.sleep(0.25)  # polling the runs' status, a real condition
+            going = tagged_runs(graphql, session.mark, live=True)
+            cancel_runs(graphql, going)
+            reason = f"crawl stopped by {signal.Signals(stop.signum).name}"
+            for run_id in going:
+                progress_catalog.finish(session.engine, run_id, "terminated", reason)
         raise
-
-
-def _runs(instance: Any, mark: Mapping[str, str], *, live: bool = False) -> list[Any]:
-    """The command's runs (``live``: those not ended)."""
-    from dagster import DagsterRunStatus, RunsFilter
-
-    statuses = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED,
-                DagsterRunStatus.STARTING, DagsterRunStatus.STARTED,
-                DagsterRunStatus.CANCELING] if live else []
-    return instance.get_runs(RunsFilter(tags=dict(mark), statuses=statuses))
 
 
 @contextmanager

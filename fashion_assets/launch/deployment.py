@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +44,8 @@ STOP_WAIT_S = 30.0
 USERS_POLL_S = 1.0
 DEPLOYMENT_TAG = "fashion-assets/deployment"
 """On every run submitted to a deployment the command started: the deployment's id."""
+KILLED_NOTE = ("the command that started the `dagster dev` of this run was killed, and the "
+               "`dagster dev` ended with it")
 
 
 class DeploymentError(RuntimeError):
@@ -184,26 +186,39 @@ def _wait_unused(home: Path, deployment_id: str, note: Any) -> None:
         time.sleep(USERS_POLL_S)  # polling a real condition: the users' locks
 
 
-def fail_runs_of_ended(instance: Any, engine: Any) -> list[str]:
-    """Fail the runs not ended of deployments the command started whose command has ended
-    (killed outright), and end their progress rows; their ids."""
-    from dagster import DagsterRunStatus, RunsFilter
-
-    from fashion_assets.catalog import progress as progress_catalog
+def fail_runs_of_ended(env: Mapping[str, str] | None, also: Sequence[str] = ()) -> list[str]:
+    """Fail the runs not ended of private deployments whose owner has ended (killed
+    outright), and of deployments ``also`` names, ending their progress rows, then forget
+    those deployments; the runs' ids. Their webserver went with them, so the runs are
+    failed in the instance itself (``env``'s catalog holds their progress rows): Dagster
+    and the catalog are opened only when there is one to fail."""
     from fashion_assets.launch.instance import default_dagster_home
 
     home = default_dagster_home()
+    with registry.starting(home):
+        gone = {*registry.ended_ids(home), *also}
+        failed = _fail_runs_of(gone, env) if gone else []
+        for deployment_id in gone:
+            registry.forget(home, deployment_id)
+    return failed
+
+
+def _fail_runs_of(deployment_ids: set[str], env: Mapping[str, str] | None) -> list[str]:
+    from dagster import DagsterRunStatus, RunsFilter
+
+    from fashion_assets.catalog import progress as progress_catalog
+    from fashion_assets.catalog.engines import catalog_engine
+    from fashion_assets.launch.instance import dagster_instance
+
+    instance = dagster_instance()
+    engine = catalog_engine(settings.database_url(env))
     live = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING,
             DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING]
     failed = []
     for run in instance.get_runs(RunsFilter(statuses=live)):
-        deployment_id = run.tags.get(DEPLOYMENT_TAG)
-        if deployment_id and registry.ended(home, deployment_id):
-            registry.forget(home, deployment_id)
-            note = ("the command that started the `dagster dev` of this run was killed, and "
-                    "the `dagster dev` ended with it")
-            instance.report_run_failed(run, note)
-            progress_catalog.finish(engine, run.run_id, "failed", note)
+        if run.tags.get(DEPLOYMENT_TAG) in deployment_ids:
+            instance.report_run_failed(run, KILLED_NOTE)
+            progress_catalog.finish(engine, run.run_id, "failed", KILLED_NOTE)
             failed.append(run.run_id)
     return failed
 

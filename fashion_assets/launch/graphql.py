@@ -41,8 +41,8 @@ mutation LaunchRuns($params: [ExecutionParams!]!) {
 }"""
 
 TERMINATE_RUNS = """
-mutation TerminateRuns($ids: [String!]!) {
-  terminateRuns(runIds: $ids) {
+mutation TerminateRuns($ids: [String!]!, $policy: TerminateRunPolicy) {
+  terminateRuns(runIds: $ids, terminatePolicy: $policy) {
     __typename
     ... on TerminateRunsResult { terminateRunResults { __typename } }
     ... on PythonError { message }
@@ -108,15 +108,22 @@ class RunRequest:
     run_config: Mapping[str, Any] = field(default_factory=dict)
 
 
+def selector_of(selectors: Mapping[str, JobSelector], *jobs: str) -> JobSelector:
+    """Where the deployment serves ``jobs`` (the first's), or an error naming those it
+    does not serve."""
+    missing = sorted(set(jobs) - set(selectors))
+    if missing:
+        raise GraphQLError(f"the deployment does not serve the job(s) {', '.join(missing)}:"
+                           " is it running the fashion_assets code location?")
+    return selectors[jobs[0]]
+
+
 def launch_runs(graphql: GraphQL, selectors: Mapping[str, JobSelector],
                 requests: Sequence[RunRequest]) -> list[str]:
     """Submit ``requests`` to the run queue in one call; their run ids, in order."""
     if not requests:
         return []
-    missing = sorted({r.job for r in requests} - set(selectors))
-    if missing:
-        raise GraphQLError(f"the deployment does not serve the job(s) {', '.join(missing)}:"
-                           " is it running the fashion_assets code location?")
+    selector_of(selectors, *(r.job for r in requests))
     params = [{"selector": selectors[r.job].as_graphql(), "runConfigData": dict(r.run_config),
                "executionMetadata": {"tags": [{"key": k, "value": v}
                                               for k, v in r.tags.items()]}}
@@ -138,4 +145,11 @@ def terminate_runs(graphql: GraphQL, run_ids: Sequence[str]) -> None:
     """Ask the deployment to end ``run_ids`` (queued ones are canceled, running ones
     terminated by their launcher); runs that ended already are left as they are."""
     if run_ids:
-        graphql(TERMINATE_RUNS, ids=list(run_ids))
+        graphql(TERMINATE_RUNS, ids=list(run_ids), policy="SAFE_TERMINATE")
+
+
+def cancel_runs(graphql: GraphQL, run_ids: Sequence[str]) -> None:
+    """Mark ``run_ids`` canceled as they stand, without waiting for their processes (the
+    UI's "force termination"): for runs that did not end when terminated."""
+    if run_ids:
+        graphql(TERMINATE_RUNS, ids=list(run_ids), policy="MARK_AS_CANCELED_IMMEDIATELY")

@@ -44,23 +44,19 @@ def register_brands(brands: Iterable[tuple[str, str]], instance: Any,
     return new
 
 
-def forget_unlisted_brand(instance: Any, partitions: str, slug: str,
-                          env: Mapping[str, str] | None = None) -> None:
-    """Remove the partition of a brand whose listing was never read (it is not in the
-    catalog), which this crawl added: nothing but the failed run and its ingest log entry
-    remember the slug."""
+def listed_in_catalog(slug: str, env: Mapping[str, str] | None = None) -> bool:
+    """Whether the brand ``slug`` is in the catalog: its listing was read once. A brand
+    partition added by a crawl for a slug that is not (a slug the source does not know) is
+    removed again once its run ended, so a typo leaves nothing behind but the failed run."""
     from fashion_assets.catalog.engines import catalog_engine
     from fashion_assets.catalog.runway import list_brands
 
-    if slug not in {b.slug for b in list_brands(catalog_engine(settings.database_url(env)))}:
-        instance.delete_dynamic_partition(partitions, slug)
+    return slug in {b.slug for b in list_brands(catalog_engine(settings.database_url(env)))}
 
 
-def catalog_brands(instance: Any, env: Mapping[str, str] | None = None) -> list[str]:
-    """Every brand of the catalog, registered as partitions (``fashion-assets crawl --all``)."""
+def catalog_brands(env: Mapping[str, str] | None = None) -> list[str]:
+    """Every brand of the catalog (``fashion-assets crawl --all``)."""
     from fashion_assets.catalog.engines import catalog_engine
     from fashion_assets.catalog.runway import list_brands
 
-    brands = list_brands(catalog_engine(settings.database_url(env)))
-    register_brands([(b.slug, b.display_name) for b in brands], instance, env)
-    return [b.slug for b in brands]
+    return [b.slug for b in list_brands(catalog_engine(settings.database_url(env)))]

@@ -115,13 +115,19 @@ def forget(home: Path, deployment_id: str) -> None:
         (_folder(home) / f"{deployment_id}{suffix}").unlink(missing_ok=True)
 
 
+def ended_ids(home: Path) -> list[str]:
+    """The deployments recorded here whose owner has ended without stopping them (killed):
+    their lock files are left, and free."""
+    return [path.stem for path in sorted(_folder(home).glob("*.lock"))
+            if path.stem != "start" and ended(home, path.stem)]
+
+
 def live(home: Path) -> Registered | None:
-    """The deployment recorded here whose owner lives (within ``starting``); the records of
-    owners that ended are removed on the way."""
+    """The deployment recorded here whose owner lives (within ``starting``). The records of
+    owners that ended stay until ``deployment.fail_runs_of_ended`` has failed their runs."""
     for path in sorted(_folder(home).glob("*.json")):
         deployment_id = path.stem
         if ended(home, deployment_id):
-            forget(home, deployment_id)
             continue
         with suppress(OSError, ValueError, KeyError):
             data = json.loads(path.read_text())

@@ -9,7 +9,7 @@ is what the UI shows.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,55 +74,93 @@ class RunOutcome:
     errors: Sequence[str] = ()
 
 
+@dataclass(frozen=True)
+class RunEvent:
+    """An event of a run's log that its outcome reads, as plain data, however it was read
+    (the webserver's GraphQL for the command, the instance for a test's in-process run).
+
+    ``kind``: ``materialization`` (``key`` the asset's name), ``output`` (``key`` the step's
+    key), ``step_failure``, ``run_failure`` (``error``: the class name and message of the
+    exception at the root of its causes), ``engine`` (Dagster's own line)."""
+
+    kind: str
+    key: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    error: tuple[str, str] | None = None
+    message: str = ""
+
+
+def outcome(run_id: str, success: bool, events: Iterable[RunEvent]) -> RunOutcome:
+    """A run's outcome from its events in their order: each asset's last materialization
+    metadata, each step's output metadata, and why it failed: its steps' errors, else the
+    run's own failure (the code server's word on a run process that died, if it said)."""
+    materializations: dict[str, dict[str, Any]] = {}
+    outputs: dict[str, dict[str, Any]] = {}
+    errors: list[str] = []
+    run_failure: RunEvent | None = None
+    crash = ""
+    for event in events:
+        if event.kind == "materialization":
+            materializations[event.key] = dict(event.metadata)
+        elif event.kind == "output":
+            outputs[event.key] = dict(event.metadata)
+        elif event.kind == "step_failure":
+            errors.append(root_message(event.error, event.message))
+        elif event.kind == "engine":
+            # "[DagsterApiServer] Run execution process for ... was terminated by signal 9"
+            _, found, said = event.message.partition("Run execution process for")
+            crash = f"{found}{said}".strip() if found else crash
+        elif event.kind == "run_failure" and run_failure is None:
+            run_failure = event
+    if not errors and run_failure is not None:  # failed before any step did, or its process
+        errors.append(root_message(run_failure.error,
+                                   crash or run_failure.message or "run failed"))
+    return RunOutcome(run_id, success, materializations, outputs, errors)
+
+
 def run_outcome(instance: Any, run_id: str) -> RunOutcome:
-    """Read ``run_id``'s outcome from ``instance`` (the run has ended)."""
+    """``run_id``'s outcome (the run has ended) read from ``instance``, where a test's
+    in-process run leaves it."""
     from dagster import DagsterEventType, DagsterRunStatus
 
     from fashion_assets.report import plain_value
 
-    run = instance.get_run_by_id(run_id)
-    materializations: dict[str, dict[str, Any]] = {}
-    outputs: dict[str, dict[str, Any]] = {}
-    errors: list[str] = []
-    run_failure: tuple[Any, str] | None = None  # its error, its message
-    crash = ""  # the code server's word on a run process that died (a signal, an exit code)
-    wanted = {DagsterEventType.ASSET_MATERIALIZATION, DagsterEventType.STEP_OUTPUT,
-              DagsterEventType.STEP_FAILURE, DagsterEventType.RUN_FAILURE,
-              DagsterEventType.ENGINE_EVENT}
-    for entry in instance.all_logs(run_id, of_type=wanted):
+    kinds = {DagsterEventType.ASSET_MATERIALIZATION: "materialization",
+             DagsterEventType.STEP_OUTPUT: "output",
+             DagsterEventType.STEP_FAILURE: "step_failure",
+             DagsterEventType.RUN_FAILURE: "run_failure",
+             DagsterEventType.ENGINE_EVENT: "engine"}
+    events = []
+    for entry in instance.all_logs(run_id, of_type=set(kinds)):
         event = entry.dagster_event
-        if event.event_type is DagsterEventType.ASSET_MATERIALIZATION:
+        kind, key, metadata, error = kinds[event.event_type], "", {}, None
+        if kind == "materialization":
             materialization = event.step_materialization_data.materialization
-            materializations[materialization.asset_key.path[-1]] = {
-                k: plain_value(v) for k, v in materialization.metadata.items()}
-        elif event.event_type is DagsterEventType.STEP_OUTPUT:
-            outputs[event.step_key] = {k: plain_value(v) for k, v in
-                                       event.step_output_data.metadata.items()}
-        elif event.event_type is DagsterEventType.STEP_FAILURE:
-            errors.append(root_message(event.step_failure_data.error, entry.message))
-        elif event.event_type is DagsterEventType.ENGINE_EVENT:
-            # "[DagsterApiServer] Run execution process for ... was terminated by signal 9"
-            _, found, said = (entry.message or "").partition("Run execution process for")
-            crash = f"{found}{said}".strip() if found else crash
-        elif run_failure is None:
-            run_failure = (getattr(event.event_specific_data, "error", None), entry.message)
-    if not errors and run_failure is not None:  # failed before any step did, or its process
-        error, message = run_failure
-        errors.append(root_message(error, crash or message or "run failed"))
-    return RunOutcome(run_id, run is not None and run.status is DagsterRunStatus.SUCCESS,
-                      materializations, outputs, errors)
+            key, metadata = materialization.asset_key.path[-1], materialization.metadata
+        elif kind == "output":
+            key, metadata = event.step_key, event.step_output_data.metadata
+        elif kind == "step_failure":
+            error = event.step_failure_data.error
+        elif kind == "run_failure":
+            error = getattr(event.event_specific_data, "error", None)
+        while error is not None and error.cause is not None:
+            error = error.cause
+        events.append(RunEvent(kind, key, {k: plain_value(v) for k, v in metadata.items()},
+                               None if error is None else (error.cls_name, error.message),
+                               entry.message or ""))
+    run = instance.get_run_by_id(run_id)
+    return outcome(run_id, run is not None and run.status is DagsterRunStatus.SUCCESS, events)
 
 
-def root_message(error: Any, fallback: str) -> str:
-    """The message of the exception that failed a step, not Dagster's wrapper of it, and
-    without its class name (``dagster...Failure: ``): the message says what went wrong."""
-    while error is not None and error.cause is not None:
-        error = error.cause
+def root_message(error: tuple[str, str] | None, fallback: str) -> str:
+    """The message of the exception that failed a step (``error``: its class name and
+    message, at the root of its causes, not Dagster's wrapper of it), without its class
+    name (``dagster...Failure: ``): the message says what went wrong."""
     if error is None:
         return fallback
-    named, _, message = error.message.strip().partition(": ")
-    return message if message and named.rsplit(".", 1)[-1] == error.cls_name else (
-        error.message.strip())
+    cls_name, text = error
+    named, _, message = text.strip().partition(": ")
+    return message if message and named.rsplit(".", 1)[-1] == cls_name else text.strip()
 
 
 def job_summary(outcome: RunOutcome, *, asset: str = "", step: str = "") -> dict[str, Any]:

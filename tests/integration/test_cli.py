@@ -17,6 +17,12 @@ from sqlalchemy import create_engine, text
 
 from fashion_assets.cli import main
 from fashion_assets.launch.instance import dagster_instance, local_instance_yaml
+from fashion_assets.launch.summaries import (
+    crawl_kinds,
+    crawl_summary,
+    run_outcome,
+    summary_line,
+)
 from fashion_assets.replica import (
     HOSTILE_BRAND,
     ROBOTS_BLOCKED_BRAND,
@@ -242,6 +248,10 @@ def test_a_designer_the_source_does_not_have_fails_in_one_line_and_is_not_regist
     assert run("brands", "list") == (0, "")
     with DagsterInstance.from_config(cli_env["DAGSTER_HOME"]) as instance:
         assert "chloe" not in instance.get_dynamic_partitions("brands")
+        # The line came from the run's log as the webserver gives it; the instance agrees.
+        [failed] = instance.get_runs()
+        assert result.stdout.splitlines() == [summary_line(crawl_summary(
+            crawl_kinds()["brand"], "chloe", run_outcome(instance, failed.run_id)))]
     [(stage, outcome, reason)] = query(cli_env["FASHION_DATABASE_URL"],
                                        "SELECT stage, outcome, reason FROM ingest_log")
     assert (stage, outcome, reason) == ("listing", "failed", "not_found: HTTP 404")

@@ -16,7 +16,7 @@ import pytest
 
 from fashion_assets.demo import replica_env
 from fashion_assets.launch.instance import local_instance_yaml
-from fashion_assets.launch.summaries import crawl_kinds
+from fashion_assets.launch.summaries import crawl_kinds, crawl_summary, run_outcome
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.tags import PARTITION_TAG
 from tests.catalog_db import query
@@ -72,6 +72,9 @@ def test_crawl_all_crawls_every_brand_in_ranges_each_a_run_of_the_daemon(
     crawls = json.loads(out[out.index("{"):])["crawls"]
     assert all(c["success"] for c in crawls), crawls
     with DagsterInstance.from_config(cli_env["DAGSTER_HOME"]) as instance:
+        # The command read its summaries from the webserver; the instance tells the same.
+        assert crawls == [crawl_summary(crawl_kinds()["brand"], c["partition"],
+                                        run_outcome(instance, c["run_id"])) for c in crawls]
         order = instance.get_dynamic_partitions(crawl_kinds()["brand"].partitions)
         ranges = {c["partition"]: _partitions(c["partition"], order) for c in crawls}
         covered = [slug for brands in ranges.values() for slug in brands]

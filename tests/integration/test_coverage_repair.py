@@ -288,7 +288,8 @@ def test_repairs_wait_while_a_run_crawls_the_partition_and_are_charged_nothing(
     from dagster import DagsterRunStatus
 
     from fashion_assets.domain.batches import Batch
-    from fashion_assets.jobs.crawl_schedule import JOB_NAME, batch_tags
+    from fashion_assets.jobs.crawl_schedule import JOB_NAME
+    from fashion_assets.tags import batch_tags
 
     env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", replica)
     instance = dagster_instance

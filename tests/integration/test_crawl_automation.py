@@ -36,13 +36,13 @@ from dagster import (
 from sqlalchemy import Engine, text
 
 from bench.reliability import ONE_AT_A_TIME, CrawlProcess, held_client, wait_until
+from fashion_assets import settings
 from fashion_assets.assets.policies import CRAWL_BATCHES, CRAWL_RETRY, listing_failures
 from fashion_assets.catalog import progress
 from fashion_assets.catalog.progress import ProgressRow
 from fashion_assets.crawl.runway import ListingError
 from fashion_assets.definitions import build_definitions, defs
 from fashion_assets.domain.progress import is_stuck
-from fashion_assets.jobs.crawl_schedule import batch_size
 from fashion_assets.launch.partitions import register_brands
 from fashion_assets.progress import CrawlProgress
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
@@ -126,7 +126,7 @@ def test_a_backfill_of_several_brands_runs_them_all_in_one_run(
     assert len(brands) >= 2
     register_brands([(b, "") for b in brands], instance, env)
     # The assets' policy: a backfill of many brands runs them batch by batch, many per run.
-    assert CRAWL_BATCHES.max_partitions_per_run == batch_size() > 1
+    assert CRAWL_BATCHES.max_partitions_per_run == settings.crawl_batch_brands() > 1
     for key in ("runway_show_listings", "runway_image_manifests", "runway_drafts"):
         assert defs.resolve_assets_def(key).backfill_policy == CRAWL_BATCHES
 

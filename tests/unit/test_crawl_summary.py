@@ -5,8 +5,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from dagster import EventLogEntry
-
 from fashion_assets.domain.ingest import Outcome
 from fashion_assets.launch.follow import RunLog
 from fashion_assets.launch.summaries import (
@@ -16,6 +14,7 @@ from fashion_assets.launch.summaries import (
     crawl_totals,
     summary_line,
 )
+from fashion_assets.launch.webserver import LogLine
 
 
 def week(listed: int, waiting: int, **shows: int) -> dict[str, Any]:
@@ -75,9 +74,9 @@ def test_the_total_adds_up_the_partitions() -> None:
         " 4 articles wait for a name")
 
 
-def _line(level: int, text: str) -> EventLogEntry:
-    return EventLogEntry(error_info=None, level=level, user_message=text, run_id="0123456789ab",
-                         timestamp=0.0, step_key="runway_drafts", job_name="runway_crawl")
+def _line(level: int, text: str) -> LogLine:
+    """A step's own log line, as the webserver gives it (no Dagster event type)."""
+    return LogLine("0123456789ab", "runway_crawl", 0.0, level, text, "runway_drafts")
 
 
 def test_a_crawl_prints_its_steps_own_lines_and_only_verbose_prints_every_event() -> None:
