@@ -37,7 +37,8 @@ from bench.deployed import deployment_up
 from bench.peers import POLITE
 
 MARKS = {"RUN_ENQUEUED": "enqueued", "RUN_STARTING": "starting", "RUN_START": "started",
-         "RUN_SUCCESS": "ended", "RUN_FAILURE": "ended"}
+         "RUN_SUCCESS": "ended", "RUN_FAILURE": "ended", "STEP_START": "step started",
+         "STEP_SUCCESS": "step ended"}
 
 
 def run_marks(home: Path) -> list[dict[str, float]]:
@@ -50,7 +51,10 @@ def run_marks(home: Path) -> list[dict[str, float]]:
         for record in instance.get_run_records():
             marks = {"created": record.create_timestamp.timestamp()}
             for entry in instance.all_logs(record.dagster_run.run_id, of_type=set(kinds)):
-                marks.setdefault(kinds[entry.dagster_event.event_type], entry.timestamp)
+                mark = kinds[entry.dagster_event.event_type]
+                if mark.startswith("step"):  # each step's, by its asset's last word
+                    mark = f"{entry.step_key.rsplit('_', 1)[-1]} {mark}"
+                marks.setdefault(mark, entry.timestamp)
             runs.append(marks)
     return runs
 
@@ -84,6 +88,8 @@ def timeline(server: Replica, brands: list[str], folder: Path) -> dict[str, floa
             # (a run waiting for its photos, a run between two steps).
             "pages late": sum(max(0.0, later - earlier - POLITE.page_delay_s)
                               for earlier, later in itertools.pairwise(pages)),
+            "drafts step": statistics.median(r["drafts step ended"] - r["drafts step started"]
+                                             for r in runs if "drafts step ended" in r),
             "last page → runs ended": max(r["ended"] for r in runs) - (pages[-1] - clock),
             "→ command ended": finished - max(r["ended"] for r in runs),
             "over the bound": finished - len(pages) * POLITE.page_delay_s}

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -59,6 +61,24 @@ class ProgressLog:
             self._emit("\n".join(self._lines))
             self._lines = []
         self._last = self._clock()
+
+
+@dataclass(frozen=True)
+class ShowsDone:
+    """Finished shows not written yet: how many, the latest, and their counters' deltas."""
+
+    shows: int
+    current_show: str
+    photos_done: int
+    photos_total: int
+    shows_total: int
+
+    def then(self, later: ShowsDone) -> ShowsDone:
+        """These and ``later`` as one update: deltas add up, the latest show is current."""
+        return ShowsDone(self.shows + later.shows, later.current_show,
+                         self.photos_done + later.photos_done,
+                         self.photos_total + later.photos_total,
+                         self.shows_total + later.shows_total)
 
 
 class CrawlProgress:
@@ -99,6 +119,8 @@ class CrawlProgress:
             settings.setting(os.environ, "FASHION_STUCK_AFTER_SECONDS"))
         self._progressed = time.monotonic()  # when the step last finished something
         self._writer: ThreadPoolExecutor | None = None
+        self._pending: ShowsDone | None = None  # finished shows not handed to the writer yet
+        self._pending_lock = threading.Lock()
         self._error: str | None = None
         self.shows_done = 0
         self.shows_total = shows_total
@@ -114,13 +136,30 @@ class CrawlProgress:
     def show_done(self, current_show: str, *, photos_done_delta: int = 0,
                   photos_total_delta: int = 0, shows_total_delta: int = 0) -> None:
         """Queue one finished show's update (returns at once); the total deltas correct the
-        planned totals (``catalog/progress.py: show_done``)."""
+        planned totals (``catalog/progress.py: show_done``).
+
+        Updates that queue up while the writer is busy go as one (``ShowsDone.then``): the
+        shows a step finishes in a burst (its drafts, written in a second once the photos
+        are in) would otherwise wait on a commit each, behind the drafts' own commits."""
         self.shows_done += 1
         self.shows_total += shows_total_delta
         self._progressed = time.monotonic()
-        self._submit(progress_catalog.show_done, current_show,
-                     photos_done_delta=photos_done_delta, photos_total_delta=photos_total_delta,
-                     shows_total_delta=shows_total_delta)
+        done = ShowsDone(1, current_show, photos_done_delta, photos_total_delta,
+                         shows_total_delta)
+        with self._pending_lock:
+            queued = self._pending is not None
+            self._pending = self._pending.then(done) if self._pending else done
+        if not queued:
+            self._submit(self._write_pending)
+
+    def _write_pending(self, engine: Engine, run_id: str) -> None:
+        with self._pending_lock:
+            pending, self._pending = self._pending, None
+        if pending is not None:
+            progress_catalog.show_done(
+                engine, run_id, pending.current_show, shows_done_delta=pending.shows,
+                photos_done_delta=pending.photos_done, photos_total_delta=pending.photos_total,
+                shows_total_delta=pending.shows_total)
 
     def progressed(self) -> None:
         """Note that the step got somewhere without finishing a show (a lost photo fetched

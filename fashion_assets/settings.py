@@ -56,7 +56,7 @@ SETTINGS: tuple[Setting, ...] = (
             "photo download in flight is allowed again after this many successful answers "
             "from it (or sooner, see FASHION_THROTTLE_RESTORE_SECONDS)."),
     Setting("FASHION_SHOW_CONCURRENCY", "4", "Shows ingested at once, per run (each show is "
-            "still committed on its own)."),
+            "committed as soon as it is done, with those done while the last commit ran)."),
     Setting("FASHION_HTTP_TIMEOUT", "20", "Seconds before a request is given up and retried."),
     Setting("FASHION_HTTP_DEADLINE", "60", "Seconds a request may take in all (connecting, "
             "headers and body together) before it is cut and retried like a timeout: a host "

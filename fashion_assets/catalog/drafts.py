@@ -1,8 +1,9 @@
 """Drafts written by the crawl: a listed show's or article's draft, and a show's repair.
 
-One writer for every kind of entity, driven by its ``EntityTables``: the draft, its photos,
-its missing photos and its log entry go in one transaction (commit per article), so a killed
-run loses at most the article in flight and leaves nothing half-written.
+One writer for every kind of entity, driven by its ``EntityTables``: a draft, its photos, its
+missing photos and its log entry go in one transaction with the drafts that finished beside
+it, so a killed run loses at most the drafts in flight (their photos are stored: a later
+run drafts them again) and leaves nothing half-written.
 """
 
 from __future__ import annotations
@@ -39,51 +40,74 @@ class Listed(Protocol):
     def source_url(self) -> str: ...
 
 
-def write_draft(engine: Engine, tables: EntityTables, listed: Listed, title: str,
-                expected_images: int, images: Sequence[StoredImage],
-                missing: Sequence[MissingImage], log: LogEntry) -> int | None:
-    """Write the draft of ``listed``, its photos, its missing photos and its log entry, all
-    or nothing.
+@dataclass(frozen=True)
+class DraftWrite:
+    """One listed item's draft as the crawl writes it: its title and expected count, the
+    photos stored and missing, and its log entry (the outcome filled in on write)."""
 
-    Returns the draft id, or None when a draft with the same source key appeared since the
-    plan was made (a concurrent run got there first): then only a ``skipped_conflict`` entry
-    is written. The photos it stored stay in the store; they are the same bytes under the
-    same keys as the other run's, so there is nothing to clean up.
+    listed: Listed
+    title: str
+    expected_images: int
+    images: Sequence[StoredImage]
+    missing: Sequence[MissingImage]
+    log: LogEntry
+
+
+def write_drafts(engine: Engine, tables: EntityTables, writes: Sequence[DraftWrite]
+                 ) -> list[int | None]:
+    """Write each draft of ``writes``, its photos, its missing photos and its log entry, all
+    in one transaction: the crawl hands over the drafts that finished while the previous
+    write committed (``crawl/ingest.py: DraftCommits``), so a burst of shows costs one
+    commit instead of one each.
+
+    Returns the draft ids in order, None where a draft with the same source key appeared
+    since the plan was made (a concurrent run, or an earlier write of the same batch, got
+    there first): then only a ``skipped_conflict`` entry is written for it. The photos it
+    stored stay in the store; they are the same bytes under the same keys as the other
+    run's, so there is nothing to clean up.
     """
     copied = (*tables.key, *tables.listed)
     columns = ("source", "source_url", *copied, "title", "expected_images")
-    # The title as every source's is stored (domain/titles.py: stored_title), whichever
-    # page it was read from.
-    values = (listed.source, listed.source_url, *(getattr(listed, c) for c in copied),
-              stored_title(title), expected_images)
+    insert = text(f"INSERT INTO {tables.drafts} ({', '.join(columns)})"
+                  f" VALUES ({', '.join(f':c{n}' for n in range(len(columns)))})"
+                  " ON CONFLICT (source, source_url) WHERE source_url <> '' DO NOTHING"
+                  " RETURNING id")
+    ids: list[int | None] = []
+    photos: list[tuple[int, StoredImage]] = []
+    entries: list[LogEntry] = []
     with engine.begin() as conn:
-        row = conn.execute(
-            text(f"INSERT INTO {tables.drafts} ({', '.join(columns)})"
-                 f" VALUES ({', '.join(f':c{n}' for n in range(len(columns)))})"
-                 " ON CONFLICT (source, source_url) WHERE source_url <> '' DO NOTHING"
-                 " RETURNING id"),
-            {f"c{n}": value for n, value in enumerate(values)},
-        ).first()
-        if row is None:
-            write_log_in(conn, [replace(log, outcome=Outcome.SKIPPED_CONFLICT.value,
-                                        images_stored=0, images_missing=0,
-                                        reason="a concurrent run drafted this article first")])
-            return None
-        draft_id = int(row[0])
-        _insert_photos(conn, tables, draft_id, images)
-        record_missing(conn, tables, listed.id, missing)
-        write_log_in(conn, [replace(log, draft_id=draft_id, images_stored=len(images),
-                            images_missing=len(missing))])
-    return draft_id
+        for write in writes:
+            listed = write.listed
+            # The title as every source's is stored (domain/titles.py: stored_title), whichever
+            # page it was read from.
+            values = (listed.source, listed.source_url, *(getattr(listed, c) for c in copied),
+                      stored_title(write.title), write.expected_images)
+            row = conn.execute(insert, {f"c{n}": v for n, v in enumerate(values)}).first()
+            if row is None:
+                ids.append(None)
+                entries.append(replace(
+                    write.log, outcome=Outcome.SKIPPED_CONFLICT.value, images_stored=0,
+                    images_missing=0, reason="a concurrent run drafted this article first"))
+                continue
+            draft_id = int(row[0])
+            ids.append(draft_id)
+            photos.extend((draft_id, image) for image in write.images)
+            record_missing(conn, tables, listed.id, write.missing)
+            entries.append(replace(write.log, draft_id=draft_id, images_stored=len(write.images),
+                                   images_missing=len(write.missing)))
+        _insert_photos(conn, tables, photos)
+        write_log_in(conn, entries)
+    return ids
 
 
-def _insert_photos(conn: Connection, tables: EntityTables, draft_id: int,
-                   images: Sequence[StoredImage]) -> None:
+def _insert_photos(conn: Connection, tables: EntityTables,
+                   photos: Sequence[tuple[int, StoredImage]]) -> None:
+    """Insert (draft id, photo) rows: the photos of one draft or of several."""
     insert_rows(conn, tables.draft_images,
                 ("draft_id", "position", "object_key", "source_image_url", "content_type",
                  "width", "height", "byte_size"),
                 [(draft_id, i.position, i.object_key, i.source_image_url, i.content_type,
-                  i.width, i.height, i.byte_size) for i in images])
+                  i.width, i.height, i.byte_size) for draft_id, i in photos])
 
 
 def record_missing(conn: Connection, tables: EntityTables, listed_id: int,
@@ -151,7 +175,7 @@ def repair_draft(engine: Engine, show: ShowRow, images: Sequence[StoredImage],
                     bindparam("positions", expanding=True), bindparam("urls", expanding=True)),
                 {"id": draft_id, "positions": [i.position for i in images],
                  "urls": [i.source_image_url for i in images]})
-            _insert_photos(conn, RUNWAY, draft_id, images)
+            _insert_photos(conn, RUNWAY, [(draft_id, image) for image in images])
         # The draft changes (and says so in updated_at) only when it gained photos or count.
         conn.execute(text(
             f"UPDATE {RUNWAY.drafts} SET expected_images ="

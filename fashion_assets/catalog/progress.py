@@ -144,8 +144,9 @@ def start(engine: Engine, run_id: str, kind: str, partition_key: str, shows_tota
 
 def show_done(engine: Engine, run_id: str, current_show: str, *, photos_done_delta: int = 0,
               photos_total_delta: int = 0, shows_total_delta: int = 0,
-              now: datetime | None = None) -> bool:
-    """Count one more finished show, with the photos it handled; beats too.
+              shows_done_delta: int = 1, now: datetime | None = None) -> bool:
+    """Count one more finished show (``shows_done_delta`` more: a writer that fell behind
+    sends what queued up in one go), with the photos it handled; beats too.
 
     ``photos_total_delta`` corrects the planned total once the show's real count is known (a
     skipped show downloads none of the photos it was planned with); ``shows_total_delta``
@@ -155,11 +156,12 @@ def show_done(engine: Engine, run_id: str, current_show: str, *, photos_done_del
     """
     with engine.begin() as conn:
         changed = conn.execute(_timed(
-            "UPDATE crawl_progress SET shows_done = shows_done + 1, current_show = :show,"
+            "UPDATE crawl_progress SET shows_done = shows_done + :n, current_show = :show,"
             " shows_total = shows_total + :shows, photos_done = photos_done + :done,"
             " photos_total = photos_total + :total, heartbeat_at = :now"
             " WHERE run_id = :run AND status = 'running'"),
-            {"run": run_id, "show": current_show[:500], "shows": shows_total_delta,
+            {"run": run_id, "n": shows_done_delta, "show": current_show[:500],
+             "shows": shows_total_delta,
              "done": photos_done_delta, "total": photos_total_delta,
              "now": _stored(now)}).rowcount
     return bool(changed)

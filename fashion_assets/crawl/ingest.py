@@ -1,10 +1,11 @@
 """The one ingest path: each listed item (a runway show, a street-style article) becomes a
-draft, or has its draft repaired, committed item by item.
+draft, or has its draft repaired, committed as it finishes.
 
 Every kind of entity goes through the same steps: the decision (``decide_ingest``) first,
 needing no download; the item's gallery; its photos stored; the failure rule
-(``show_failure``); the draft written with its log entry in one transaction, a unique
-conflict (a concurrent run) being a skip; every other outcome logged. A kind brings only
+(``show_failure``); the draft written with its log entry in one transaction (with the
+drafts that finished beside it: ``DraftCommits``), a unique conflict (a concurrent run)
+being a skip; every other outcome logged. A kind brings only
 what differs (``IngestKind``): its tables, its log entry, its decision inputs, where its
 gallery comes from (runway: the stored manifest; street: the article page) and, for runway
 shows, the repair of a draft that lacks photos.
@@ -19,11 +20,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from sqlalchemy import Engine
 
-from fashion_assets.catalog.drafts import DraftPhoto, Listed, RepairWrite, write_draft
+from fashion_assets.catalog.drafts import (
+    DraftPhoto,
+    DraftWrite,
+    Listed,
+    RepairWrite,
+    write_drafts,
+)
 from fashion_assets.catalog.entities import EntityTables
 from fashion_assets.catalog.ingest_log import LogEntry, write_log
 from fashion_assets.catalog.photos import ManifestImage, MissingImage, StoredImage
@@ -110,10 +117,64 @@ class _Run:
                                   function, *args)
 
 
+class DraftCommits:
+    """Group commit of a run's drafts: a draft that finishes while the previous write
+    commits waits for it, then goes with every other that waited, in one transaction
+    (``write_drafts``).
+
+    A step whose photos are in already (the runway drafts step: its manifests step fetched
+    them) finishes its shows in a burst, and a commit each, with the pool's liveness check
+    before it, was most of the step's time. One draft alone is written at once, as before.
+    """
+
+    def __init__(self, write: Callable[[list[DraftWrite]], Awaitable[list[int | None]]], *,
+                 most: int = 50) -> None:
+        """``write``: the drafts' ids in order (``write_drafts``, retried); ``most``: the
+        drafts of one transaction at most."""
+        self._write, self._most = write, most
+        self._waiting: list[tuple[DraftWrite, asyncio.Future[int | None]]] = []
+        self._writer: asyncio.Task[None] | None = None
+
+    async def write(self, draft: DraftWrite) -> int | None:
+        """The draft's id once committed, or None on a source-key conflict."""
+        written: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((draft, written))
+        if self._writer is None:
+            self._writer = asyncio.ensure_future(self._write_waiting())
+        return await written
+
+    async def _write_waiting(self) -> None:
+        try:
+            while self._waiting:
+                batch, self._waiting = self._waiting[:self._most], self._waiting[self._most:]
+                try:
+                    ids = await self._write([d for d, _ in batch])
+                except BaseException as exc:  # an outage: every draft waiting fails with it
+                    batch, self._waiting = batch + self._waiting, []
+                    cancelled = isinstance(exc, asyncio.CancelledError)
+                    for _, written in batch:
+                        if not written.done():
+                            written.cancel() if cancelled else written.set_exception(exc)
+                    if cancelled:
+                        raise
+                    return
+                for (_, written), draft_id in zip(batch, ids, strict=True):
+                    if not written.done():
+                        written.set_result(draft_id)
+        finally:
+            self._writer = None
+
+    async def close(self) -> None:
+        """Stop writing (the step ended or failed): drafts still waiting are not written."""
+        if self._writer is not None:
+            self._writer.cancel()
+            await asyncio.gather(self._writer, return_exceptions=True)
+
+
 async def ingest(kind: IngestKind[Item, Result], fetcher: Fetcher, store: ObjectStore,
                  engine: Engine, items: Sequence[Item], *, limits: CrawlLimits,
                  on_result: Callable[[Result], None]) -> list[Result]:
-    """Turn each item into a draft, or repair its draft, committing item by item.
+    """Turn each item into a draft, or repair its draft, committing each as it finishes.
 
     ``limits.show_concurrency`` items at a time, their photos sharing
     ``limits.image_concurrency`` downloads; ``on_result`` hears of each item as it is done.
@@ -122,17 +183,27 @@ async def ingest(kind: IngestKind[Item, Result], fetcher: Fetcher, store: Object
     """
     run = _Run(fetcher, store, engine, limits, asyncio.Semaphore(limits.image_concurrency))
     item_slots = asyncio.Semaphore(limits.show_concurrency)
+    commits = DraftCommits(lambda drafts: run.catalog("draft write", write_drafts, engine,
+                                                      kind.tables, drafts))
 
     async def one(item: Item) -> Result:
         async with item_slots:
-            result = await _ingest_one(kind, run, item)
+            done = await _ingest_one(kind, run, item)
+        # The draft is written out of the item's slot: its photos are in, and the next
+        # item's downloads need not wait for the commit.
+        result = await _drafted(kind, commits, done) if isinstance(done, DraftWrite) else done
         on_result(result)
         return result
 
-    return await gather_or_cancel(one(item) for item in items)
+    try:
+        return await gather_or_cancel(one(item) for item in items)
+    finally:
+        await commits.close()
 
 
-async def _ingest_one(kind: IngestKind[Item, Result], run: _Run, item: Item) -> Result:
+async def _ingest_one(kind: IngestKind[Item, Result], run: _Run, item: Item
+                      ) -> Result | DraftWrite:
+    """The item's outcome, or the draft to write for it (``_drafted``)."""
     entry = kind.log_entry(item)
     decision = kind.decide(item)
     if not decision.download:
@@ -150,14 +221,20 @@ async def _ingest_one(kind: IngestKind[Item, Result], run: _Run, item: Item) -> 
                            missing_reasons=[m.reason for m in missing])
     if failure is not None:
         return await _record(kind, run, item, entry, Outcome.FAILED, failure)
-    note = _note(gallery, missing)
-    draft_id = await run.catalog(
-        "draft write", write_draft, run.engine, kind.tables, item, gallery.title,
-        gallery.expected_images, stored, missing,
-        replace(entry, outcome=Outcome.CREATED.value, reason=note))
+    return DraftWrite(item, gallery.title, gallery.expected_images, stored, missing,
+                      replace(entry, outcome=Outcome.CREATED.value,
+                              reason=_note(gallery, missing)))
+
+
+async def _drafted(kind: IngestKind[Item, Result], commits: DraftCommits, draft: DraftWrite
+                   ) -> Result:
+    """Write the item's draft: created, or a skip when a concurrent run drafted it first."""
+    item = cast(Item, draft.listed)
+    draft_id = await commits.write(draft)
     if draft_id is None:
         return kind.result(item, Outcome.SKIPPED_CONFLICT, reason="drafted by a concurrent run")
-    return kind.result(item, Outcome.CREATED, draft_id, len(stored), len(missing), note)
+    return kind.result(item, Outcome.CREATED, draft_id, len(draft.images), len(draft.missing),
+                       draft.log.reason)
 
 
 async def _repair(kind: IngestKind[Item, Result], repair: Repair[Item], run: _Run, item: Item,

@@ -2,10 +2,10 @@
 
 The ingest path of runway drafts (``crawl/ingest.py``): the source key is checked before
 anything is downloaded, a unique conflict (a concurrent run) is a skip, and each article is
-committed on its own with its log entry. The catalog is not consulted: an album (city, year,
-month) gathers every article of its fashion week, so an album already in the catalog is no
-reason to skip the next article of it; promotion merges them. An article's gallery is read
-from its page, fetched after the decision.
+committed with its log entry as soon as it is done. The catalog is not consulted: an album
+(city, year, month) gathers every article of its fashion week, so an album already in the
+catalog is no reason to skip the next article of it; promotion merges them. An article's
+gallery is read from its page, fetched after the decision.
 """
 
 from __future__ import annotations

@@ -9,13 +9,14 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from dagster import DagsterInstance
-from sqlalchemy import Engine
+from sqlalchemy import Engine, event
 
 from fashion_assets.catalog import progress
-from fashion_assets.progress import CrawlProgress
+from fashion_assets.progress import CrawlProgress, ShowsDone
 from fashion_assets.replica import ReplicaServer
 from fashion_assets.resources import catalog_engine
 from tests.conftest import normal_brands, pipeline_env
@@ -164,6 +165,43 @@ def test_the_writer_ends_the_row_by_how_the_step_ended(engine: Engine) -> None:
         raise KeyboardInterrupt  # what Dagster's interrupt is: a BaseException
     row = progress.get(engine, "stopped")
     assert row is not None and row.status == "terminated"
+
+
+def test_shows_finished_while_the_writer_is_busy_go_in_one_update(engine: Engine) -> None:
+    """A burst of finished shows (a drafts step whose photos are in) queues behind the
+    writer's commit: what queued goes as one UPDATE, deltas summed, the latest show current."""
+    updates: list[str] = []
+    entered, release = threading.Event(), threading.Event()
+
+    def held(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        if statement.startswith("UPDATE crawl_progress SET shows_done"):
+            updates.append(statement)
+            if len(updates) == 1:  # the first show's update: hold the writer there
+                entered.set()
+                assert release.wait(WAIT_S)
+
+    event.listen(engine, "before_cursor_execute", held)
+    try:
+        with CrawlProgress(engine, "burst", "runway_drafts", "chloe", 50,
+                           photos_total=100) as tracker:
+            tracker.show_done("chloe 0", photos_done_delta=2)
+            assert entered.wait(WAIT_S)
+            for n in range(1, 50):
+                tracker.show_done(f"chloe {n}", photos_done_delta=2, photos_total_delta=-1)
+            release.set()
+    finally:
+        event.remove(engine, "before_cursor_execute", held)
+    assert len(updates) == 2  # the first show's, then the 49 that queued behind it
+    row = progress.get(engine, "burst")
+    assert row is not None
+    assert (row.status, row.shows_done, row.current_show, row.photos_done, row.photos_total) \
+        == ("finished", 50, "chloe 49", 100, 51)
+
+
+def test_queued_updates_add_up_in_order() -> None:
+    first = ShowsDone(1, "a", photos_done=4, photos_total=-1, shows_total=0)
+    both = first.then(ShowsDone(2, "b", photos_done=3, photos_total=2, shows_total=1))
+    assert both == ShowsDone(3, "b", photos_done=7, photos_total=1, shows_total=1)
 
 
 def test_a_step_beats_while_no_show_finishes(engine: Engine) -> None:
