@@ -83,6 +83,8 @@ def timeline(server: Replica, brands: list[str], folder: Path) -> dict[str, floa
     return {"created": first,
             "queue": statistics.median(r["starting"] - r["enqueued"] for r in runs),
             "process start": statistics.median(r["started"] - r["starting"] for r in runs),
+            "→ first step": statistics.median(min(v for k, v in r.items() if k.endswith(
+                "step started")) - r["started"] for r in runs),
             "first page": pages[0] - clock,
             # Pages later than the delay after the one before: the page budget left idle
             # (a run waiting for its photos, a run between two steps).

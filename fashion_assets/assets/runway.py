@@ -7,7 +7,7 @@ way a source lists its shows (``assets/runway_listings.py``); the manifests and 
 are one code path (``assets/runway_steps.py``).
 """
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from dagster import (
@@ -93,7 +93,8 @@ def runway_assets(source: Source) -> RunwayAssets:
         shows = config.of(_run_shows(context, catalog.engine(), source))
         return manifests_result(context, catalog, context.resources.store,
                                 context.resources.crawler, site.site(source),
-                                site.host_policy(), shows, next_step=names.drafts)
+                                site.host_policy(), shows, next_step=names.drafts,
+                                partition_of=_partition_of(source))
 
     @asset(name=names.drafts, retry_policy=CRAWL_RETRY, partitions_def=partitions,
            group_name=names.group, owners=OWNERS, kinds={"python", "sql", "s3"},
@@ -110,7 +111,8 @@ def runway_assets(source: Source) -> RunwayAssets:
         shows = config.of(_run_shows(context, catalog.engine(), source))
         yield drafts_result(context, catalog, context.resources.store,
                             context.resources.crawler, context.resources.review_page,
-                            site.site(source), site.host_policy(), shows)
+                            site.site(source), site.host_policy(), shows,
+                            partition_of=_partition_of(source))
         # After the materialization: an evaluation older than it would not count as current.
         report_partition_health(context, catalog.engine(), drafts)
 
@@ -124,6 +126,13 @@ _LISTING_DESCRIPTIONS = {
               "(brand, season code) by resolving its designer's name; a designer no brand "
               "matches waits for an editor (fashion-assets names list).",
 }
+
+
+def _partition_of(source: Source) -> Callable[[ShowRow], str]:
+    """A show's partition of ``source``'s runway assets: its brand, or its season code."""
+    if source.runway_partitioning == "brand":
+        return lambda show: show.brand_slug
+    return lambda show: show.season_code
 
 
 def _run_shows(context: AssetExecutionContext, engine: Engine, source: Source

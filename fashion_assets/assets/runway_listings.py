@@ -14,7 +14,7 @@ from fashion_assets.crawl.base import SourceSite
 from fashion_assets.crawl.runway import crawl_listing
 from fashion_assets.crawl.seasons import crawl_season_listing
 from fashion_assets.domain.hosts import HostPolicy
-from fashion_assets.report import table
+from fashion_assets.report import partition_table, table
 from fashion_assets.resources import CatalogResource, CrawlerResource
 from fashion_assets.sources.registry import BrandListings, SeasonListings, Source
 
@@ -49,10 +49,12 @@ def list_brands(context: AssetExecutionContext, catalog: CatalogResource,
         "skipped_entries": sum(len(listing.skipped) for listing in listings),
         "pending_cities": ", ".join(sorted({c for listing in listings
                                             for c in listing.pending_cities})),
-        **table("shows_table", [("brand", "string"), ("#", "int"), ("title", "string"),
-                                ("season code", "string"), ("source URL", "url")],
-                [(listing.brand_slug, s.listing_position, s.title, s.entity_key.season_code,
-                  s.source_key.source_url) for listing in listings for s in listing.shows]),
+        **partition_table(
+            context, "shows_table", [("brand", "string"), ("#", "int"), ("title", "string"),
+                                     ("season code", "string"), ("source URL", "url")],
+            [(brand, (listing.brand_slug, s.listing_position, s.title,
+                      s.entity_key.season_code, s.source_key.source_url))
+             for brand, listing in listed for s in listing.shows]),
         **failed_table("brand", failed),
     })
 
@@ -86,15 +88,17 @@ def list_seasons(context: AssetExecutionContext, catalog: CatalogResource,
         "waiting_for_name": sum(len(held) for held in waiting.values()),
         "skipped_entries": sum(len(li.skipped) + len(li.held) for li in listings)
         - sum(len(held) for held in waiting.values()),
-        **table("shows_table", [("season", "string"), ("#", "int"), ("brand", "string"),
-                                ("title", "string"), ("source URL", "url")],
-                [(season, s.listing_position, s.entity_key.brand_slug, s.title,
-                  s.source_key.source_url) for season, li in listed for s in li.shows]),
-        **table("held_table", [("season", "string"), ("designer", "string"),
-                               ("outcome", "string"), ("title", "string"),
-                               ("source URL", "url")],
-                [(season, h.name, h.outcome, h.title, h.source_url)
-                 for season, li in listed for h in li.held]),
+        **partition_table(
+            context, "shows_table", [("season", "string"), ("#", "int"), ("brand", "string"),
+                                     ("title", "string"), ("source URL", "url")],
+            [(season, (season, s.listing_position, s.entity_key.brand_slug, s.title,
+                       s.source_key.source_url)) for season, li in listed for s in li.shows]),
+        **partition_table(
+            context, "held_table", [("season", "string"), ("designer", "string"),
+                                    ("outcome", "string"), ("title", "string"),
+                                    ("source URL", "url")],
+            [(season, (season, h.name, h.outcome, h.title, h.source_url))
+             for season, li in listed for h in li.held]),
         **failed_table("season", failed),
     })
 

@@ -6,7 +6,7 @@ and write the catalog, and turn what happened into materialization metadata.
 """
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from dagster import AssetExecutionContext, MaterializeResult
@@ -24,7 +24,7 @@ from fashion_assets.crawl.infra import InfrastructureError
 from fashion_assets.crawl.runway import ManifestResult, ShowResult, fetch_manifests, ingest_shows
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.progress import ProgressLog
-from fashion_assets.report import heal_metadata, ingest_counts, table
+from fashion_assets.report import heal_metadata, ingest_counts, partition_table, table
 from fashion_assets.resources import (
     CatalogResource,
     CrawlerResource,
@@ -36,11 +36,12 @@ from fashion_assets.tags import CRAWL_TAG
 
 def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
                      store: ObjectStoreResource, crawler: CrawlerResource, site: SourceSite,
-                     hosts: HostPolicy, shows: Sequence[ShowRow], *, next_step: str
-                     ) -> MaterializeResult:
+                     hosts: HostPolicy, shows: Sequence[ShowRow], *, next_step: str,
+                     partition_of: Callable[[ShowRow], str]) -> MaterializeResult:
     """Fetch the missing manifests of ``shows``, and the photos of the shows to be drafted,
     and report them (both sources' step; ``next_step``: the drafts asset that follows it
-    when the run has it)."""
+    when the run has it; ``partition_of``: a show's partition, whose materialization lists
+    it)."""
     engine = catalog.engine()
     object_store = store.open()
     progress = ProgressLog(context.log.info, len(shows))
@@ -74,21 +75,24 @@ def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
         "expected_images": sum(r.expected_images for r in results),
         "photos_stored": sum(r.photos_stored for r in results),
         "photos_missing": sum(r.photos_missing for r in results),
-        **table("manifests_table", [("brand", "string"), ("season code", "string"),
-                                    ("manifest", "string"), ("expected photos", "int"),
-                                    ("photos stored", "int"), ("photos missing", "int"),
-                                    ("reason", "string")],
-                [(r.show.brand_slug, r.show.season_code, r.outcome, r.expected_images,
-                  r.photos_stored, r.photos_missing, r.reason) for r in results]),
+        **partition_table(
+            context, "manifests_table", [
+                ("brand", "string"), ("season code", "string"), ("manifest", "string"),
+                ("expected photos", "int"), ("photos stored", "int"),
+                ("photos missing", "int"), ("reason", "string")],
+            [(partition_of(r.show), (r.show.brand_slug, r.show.season_code, r.outcome,
+                                     r.expected_images, r.photos_stored, r.photos_missing,
+                                     r.reason)) for r in results]),
     })
 
 
 def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
                   store: ObjectStoreResource, crawler: CrawlerResource,
                   review_page: ReviewPageResource, site: SourceSite, hosts: HostPolicy,
-                  shows: Sequence[ShowRow]) -> MaterializeResult:
+                  shows: Sequence[ShowRow], *, partition_of: Callable[[ShowRow], str]
+                  ) -> MaterializeResult:
     """Draft ``shows`` and report the outcomes (every runway source's step), each draft with
-    a link to its review page."""
+    a link to its review page, in its partition's materialization (``partition_of``)."""
     engine = catalog.engine()
     object_store = store.open()
     # The photos each show is planned with: its manifest's, if it is to be downloaded.
@@ -114,12 +118,15 @@ def drafts_result(context: AssetExecutionContext, catalog: CatalogResource,
         "shows_total": drafted.total,
         **heal_metadata(drafted.healed),
         **_given_up(engine, shows),
-        **table("shows_table", [("brand", "string"), ("season code", "string"),
-                                ("outcome", "string"), ("draft", "int"), ("review page", "url"),
-                                ("stored", "int"), ("missing", "int"), ("reason", "string")],
-                [(r.show.brand_slug, r.show.season_code, r.outcome.value, r.draft_id,
-                  review_page.draft_url(RUNWAY.kind, r.draft_id), r.images_stored,
-                  r.images_missing, r.reason) for r in results]),
+        **partition_table(
+            context, "shows_table", [
+                ("brand", "string"), ("season code", "string"), ("outcome", "string"),
+                ("draft", "int"), ("review page", "url"), ("stored", "int"),
+                ("missing", "int"), ("reason", "string")],
+            [(partition_of(r.show), (r.show.brand_slug, r.show.season_code, r.outcome.value,
+                                     r.draft_id, review_page.draft_url(RUNWAY.kind, r.draft_id),
+                                     r.images_stored, r.images_missing, r.reason))
+             for r in results]),
     })
 
 

@@ -20,7 +20,7 @@ from fashion_assets.catalog.entities import STREET
 from fashion_assets.crawl.impression import crawl_week_listing
 from fashion_assets.crawl.street import ArticleResult, ingest_articles
 from fashion_assets.partitions import fashion_week_partitions
-from fashion_assets.report import heal_metadata, ingest_counts, table
+from fashion_assets.report import heal_metadata, ingest_counts, partition_table
 from fashion_assets.resources import (
     CatalogResource,
     ClockResource,
@@ -81,10 +81,10 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
         "waiting_for_name": sum(h.outcome == "waiting_for_name" for li in listings
                                 for h in li.held),
         "skipped_entries": sum(len(li.skipped) for li in listings),
-        **table("articles_table", [("week", "string"), ("#", "int"), ("title", "string"),
-                                   ("source URL", "url")],
-                [(week, a.listing_position, a.title, a.source_key.source_url)
-                 for week, li in listed for a in li.articles]),
+        **partition_table(context, "articles_table", [("week", "string"), ("#", "int"),
+                                                      ("title", "string"), ("source URL", "url")],
+                          [(week, (week, a.listing_position, a.title, a.source_key.source_url))
+                           for week, li in listed for a in li.articles]),
         **failed_table("week", failed),
     })
 
@@ -130,14 +130,14 @@ def street_snap_drafts(context: AssetExecutionContext, catalog: CatalogResource,
         "shows_done": drafted.done,
         "shows_total": drafted.total,
         **heal_metadata(drafted.healed),
-        **table("articles_table", [("album", "string"), ("article", "string"),
-                                   ("outcome", "string"), ("draft", "int"),
-                                   ("review page", "url"), ("stored", "int"),
-                                   ("missing", "int"), ("reason", "string")],
-                [(f"{r.article.city} {r.article.year}-{r.article.month:02d}",
-                  r.article.source_path, r.outcome.value, r.draft_id,
-                  review_page.draft_url(STREET.kind, r.draft_id), r.images_stored,
-                  r.images_missing, r.reason) for r in results]),
+        **partition_table(context, "articles_table", [
+            ("album", "string"), ("article", "string"), ("outcome", "string"), ("draft", "int"),
+            ("review page", "url"), ("stored", "int"), ("missing", "int"), ("reason", "string")],
+            [(r.article.week_slug, (
+                f"{r.article.city} {r.article.year}-{r.article.month:02d}",
+                r.article.source_path, r.outcome.value, r.draft_id,
+                review_page.draft_url(STREET.kind, r.draft_id), r.images_stored,
+                r.images_missing, r.reason)) for r in results]),
     })
     # After the materialization: an evaluation older than it would not count as current.
     report_partition_health(context, engine, STREET_DRAFTS)

@@ -21,6 +21,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -114,12 +115,23 @@ class Session:
     their tags, the catalog, the environment of their settings."""
 
     mark: Mapping[str, str]
-    engine: Any  # the catalog's
+    _catalog: Future[Any]  # the catalog's engine, being opened
     env: Mapping[str, str] | None
     _stack: ExitStack
     _note: Callable[[str], None]
     _deployed: Deployment | None = None
     _selectors: dict[str, JobSelector] = field(default_factory=dict)  # every job's, once read
+
+    @property
+    def engine(self) -> Any:
+        """The catalog's engine, once open (migrated and seeded); its error if it cannot be.
+
+        It opens in the background from the session's start, while the command plans its
+        runs with a deployment that is up (a fresh catalog's migrations were a third of the
+        time to the first run); it is waited for before a ``dagster dev`` is started and
+        before any run is submitted, so a catalog the runs could not use still ends the
+        command in one line with nothing started."""
+        return self._catalog.result()
 
     @property
     def deployed(self) -> Deployment | None:
@@ -130,7 +142,8 @@ class Session:
     def graphql(self) -> GraphQL:
         """The deployment's webserver, the deployment started or joined on first use."""
         if self._deployed is None:
-            self._deployed = self._stack.enter_context(deployment(self.env, self._note))
+            self._deployed = self._stack.enter_context(
+                deployment(self.env, self._note, before_start=lambda: self.engine))
         return self._deployed.graphql
 
     def selectors(self) -> dict[str, JobSelector]:
@@ -152,6 +165,7 @@ class Session:
         """Submit ``requests``, each tagged with the command's mark; their run ids."""
         if not requests:
             return []
+        self.engine  # noqa: B018 - a catalog the runs could not use: none is submitted
         graphql, selectors = self.graphql, self.selectors()
         assert self._deployed is not None
         tags = {**self.mark, **self._deployed.tags()}
@@ -197,15 +211,18 @@ def command_session(env: Mapping[str, str] | None = None,
     from fashion_assets import settings
     from fashion_assets.catalog.engines import catalog_engine
 
-    # Opened first: a catalog the runs could not use ends the command in one line, before
-    # a deployment is started for them.
-    engine = catalog_engine(settings.database_url(env))
-    for run_id in fail_runs_of_ended(env):
-        note(f"run {run_id} failed: the command that started its `dagster dev` was killed")
-    with _stop_signals(), _stopping() as mark, ExitStack() as stack:
-        session = Session(mark, engine, env, stack, note)
-        with _terminating(session):
-            yield session
+    # Opened beside the planning (``Session.engine``): a catalog the runs could not use
+    # ends the command in one line, before a deployment is started or a run submitted.
+    url = settings.database_url(env)
+    with ThreadPoolExecutor(1, thread_name_prefix="catalog") as opening:
+        catalog = opening.submit(catalog_engine, url)
+        for run_id in fail_runs_of_ended(env):
+            note(f"run {run_id} failed: the command that started its `dagster dev` was killed")
+        with _stop_signals(), _stopping() as mark, ExitStack() as stack:
+            session = Session(mark, catalog, env, stack, note)
+            with _terminating(session):
+                yield session
+            session.engine  # noqa: B018 - its error, even when nothing needed the catalog
 
 
 def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: bool = False,

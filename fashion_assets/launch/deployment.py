@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,11 +84,12 @@ def answers(url: str) -> bool:
 
 
 @contextmanager
-def deployment(env: Mapping[str, str] | None = None,
-               note: Any = lambda line: None) -> Iterator[Deployment]:
+def deployment(env: Mapping[str, str] | None = None, note: Any = lambda line: None,
+               before_start: Callable[[], object] = lambda: None) -> Iterator[Deployment]:
     """The deployment of ``FASHION_DAGSTER_URL``, or ``dagster dev`` started for the block
-    (``note`` gets a line saying so). ``env`` is the environment of the runs then (the
-    command's own by default)."""
+    (``note`` gets a line saying so; ``before_start`` is called first, and may raise to
+    start nothing). ``env`` is the environment of the runs then (the command's own by
+    default)."""
     env = dict(os.environ if env is None else env)
     url = settings.setting(env, "FASHION_DAGSTER_URL").strip().rstrip("/")
     if url:
@@ -98,12 +99,13 @@ def deployment(env: Mapping[str, str] | None = None,
                 "(`dagster dev`), or unset FASHION_DAGSTER_URL and the command starts one")
         yield Deployment(url, GraphQL(url))
         return
-    with _local_dagster_dev(env, note) as local:
+    with _local_dagster_dev(env, note, before_start) as local:
         yield local
 
 
 @contextmanager
-def _local_dagster_dev(env: dict[str, str], note: Any) -> Iterator[Deployment]:
+def _local_dagster_dev(env: dict[str, str], note: Any, before_start: Callable[[], object]
+                       ) -> Iterator[Deployment]:
     """The ``dagster dev`` of this ``DAGSTER_HOME``: another command's, if one runs with
     the same settings, else one started here and stopped once no other command uses it
     (``registry.py``)."""
@@ -115,6 +117,7 @@ def _local_dagster_dev(env: dict[str, str], note: Any) -> Iterator[Deployment]:
         with registry.starting(home):
             found = registry.live(home)
             if found is None:
+                before_start()
                 deployed = stack.enter_context(_started(home, env, wanted, note))
             else:
                 differ = registry.differing(found.settings, wanted)

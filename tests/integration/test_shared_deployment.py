@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import queue
+import socket
 import subprocess
 import sys
 import threading
@@ -105,6 +106,20 @@ def test_a_second_command_runs_on_the_first_one_s_dagster_dev_which_waits_for_it
             [line] = other.stderr.splitlines()
             assert "another command runs `dagster dev` on DAGSTER_HOME=" in line, line
             assert "with other settings (FASHION_PAGE_DELAY)" in line, line
+            # A catalog that refuses connections, on a deployment that is up: the command
+            # plans while the catalog opens, and still submits nothing (one run in the end).
+            with socket.socket() as taken:  # bound, never listening: connections refused
+                taken.bind(("127.0.0.1", 0))
+                refused = subprocess.run(
+                    [sys.executable, "-m", "fashion_assets", "crawl", "--brand",
+                     server.site.brands[1].slug],
+                    env={**os.environ, **env, "FASHION_DAGSTER_URL": owner.url,
+                         "FASHION_DATABASE_URL": "postgresql+psycopg2://u@127.0.0.1:"
+                                                 f"{taken.getsockname()[1]}/catalog"},
+                    capture_output=True, text=True, timeout=DEADLINE_S)
+            assert refused.returncode == 1 and refused.stdout == "", refused
+            [line] = refused.stderr.splitlines()
+            assert line.startswith("Error: the catalog database postgresql+psycopg2://"), line
 
             wait_until(lambda: server.held_count() >= 1, "the crawl's run at the gate",
                        [crawl], DEADLINE_S)

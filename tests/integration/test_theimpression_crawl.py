@@ -335,14 +335,30 @@ def test_a_run_over_a_range_of_seasons_or_weeks_crawls_each_and_goes_on_past_a_b
             tags={"dagster/asset_partition_range_start": keys[0],
                   "dagster/asset_partition_range_end": keys[-1]})
         assert result.success, kind
+        if kind == "season":
+            result_of_seasons = result
         # One materialization per partition of the range, each with the step's metadata.
         listed = result.asset_materializations_for_node(listing)
         assert len(listed) == len(keys)
         assert listed[0].metadata[f"{kind}s"].value == len(keys)
         assert listed[0].metadata[f"failed_{kind}s"].value == failed
+        # Each partition's materialization lists its own entries only (report.py:
+        # partition_table), every entry of the run once.
+        table_key, column = ("shows_table", "season") if kind == "season" else (
+            "articles_table", "week")
+        rows = [(m.partition, record.data[column]) for m in listed
+                for record in m.metadata[table_key].records]
+        assert rows and all(partition == own for partition, own in rows)
+        assert len(rows) == listed[0].metadata["shows" if kind == "season" else "articles"].value
         evaluations = [e.event_specific_data for e in result.all_events
                        if e.event_type == DagsterEventType.ASSET_CHECK_EVALUATION]
         assert sorted(e.partition for e in evaluations) == sorted(keys)
+    season_drafts = THEIMPRESSION.runway_names.drafts
+    drafted = result_of_seasons.asset_materializations_for_node(season_drafts)
+    rows = [(m.partition, record.data["season code"]) for m in drafted
+            for record in m.metadata["shows_table"].records]
+    assert sorted(m.partition for m in drafted) == sorted(seasons)
+    assert rows and all(partition == own for partition, own in rows)
     drafted_seasons = {c for (c,) in query(
         database_url, "SELECT DISTINCT season_code FROM brand_runway_drafts"
                       " WHERE source = 'theimpression'")}
