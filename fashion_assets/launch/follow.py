@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 
+import httpx
+
 from fashion_assets.launch.graphql import GraphQL
 from fashion_assets.launch.summaries import RunEvent, RunOutcome, outcome
 from fashion_assets.launch.webserver import (
@@ -61,25 +63,42 @@ def follow_runs(graphql: GraphQL, run_ids: Sequence[str], *, run_log: RunLog,
                 keep_going: Callable[[], bool] = lambda: True) -> list[str]:
     """Poll ``run_ids`` until each has ended (``on_end`` with its outcome, in the order
     they end), printing their log lines through ``on_line`` as ``run_log`` says; stop early
-    when ``keep_going`` says no. The runs not seen to end (stopped early), in order."""
+    when ``keep_going`` says no. The runs not seen to end (stopped early), in order.
+
+    The webserver going away in the middle of a poll is a stop too when ``keep_going``
+    then says no (a private deployment killed with the command that started it: it can
+    die between the check and the request); otherwise its error is raised."""
     cursors: dict[str, str | None] = dict.fromkeys(run_ids)
     read: dict[str, list[RunEvent]] = {run_id: [] for run_id in run_ids}
     waiting = set(run_ids)
     while waiting and keep_going():
-        # The status first: a run that ended before its log is read has its whole log read.
-        statuses = run_statuses(graphql, sorted(waiting))
-        for run_id in sorted(waiting):
-            events, cursors[run_id] = new_events(graphql, run_id, cursors[run_id])
-            job = statuses.get(run_id, ("", ""))[1]
-            for event in events:
-                if (found := run_event(event)) is not None:
-                    read[run_id].append(found)
-                if "level" in event and (
-                        line := run_log.line(log_line(event, run_id, job))) is not None:
-                    on_line(line)
-        for run_id in [r for r in run_ids if r in waiting and statuses.get(r, ("",))[0] in ENDED]:
-            waiting.discard(run_id)
-            on_end(outcome(run_id, statuses[run_id][0] == "SUCCESS", read.pop(run_id)))
+        try:
+            _poll(graphql, run_ids, waiting, cursors, read, run_log, on_line, on_end)
+        except httpx.TransportError:
+            if keep_going():
+                raise
+            break
         if waiting:
             time.sleep(POLL_S)  # the webserver's state is polled, as the UI polls it
     return [run_id for run_id in run_ids if run_id in waiting]
+
+
+def _poll(graphql: GraphQL, run_ids: Sequence[str], waiting: set[str],
+          cursors: dict[str, str | None], read: dict[str, list[RunEvent]], run_log: RunLog,
+          on_line: Callable[[str], None], on_end: Callable[[RunOutcome], None]) -> None:
+    """One poll: the new lines of the runs still ``waiting``, and the end of those that
+    ended (out of ``waiting``)."""
+    # The status first: a run that ended before its log is read has its whole log read.
+    statuses = run_statuses(graphql, sorted(waiting))
+    for run_id in sorted(waiting):
+        events, cursors[run_id] = new_events(graphql, run_id, cursors[run_id])
+        job = statuses.get(run_id, ("", ""))[1]
+        for event in events:
+            if (found := run_event(event)) is not None:
+                read[run_id].append(found)
+            if "level" in event and (
+                    line := run_log.line(log_line(event, run_id, job))) is not None:
+                on_line(line)
+    for run_id in [r for r in run_ids if r in waiting and statuses.get(r, ("",))[0] in ENDED]:
+        waiting.discard(run_id)
+        on_end(outcome(run_id, statuses[run_id][0] == "SUCCESS", read.pop(run_id)))
