@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import threading
 from collections.abc import AsyncIterator, Iterable, Iterator
@@ -13,14 +12,10 @@ from typing import Any, NoReturn
 from urllib.parse import quote
 
 import aiohttp
-import boto3
-from botocore.auth import S3SigV4Auth
-from botocore.awsrequest import AWSRequest
 from botocore.client import BaseClient
-from botocore.config import Config
-from botocore.credentials import Credentials
 from botocore.exceptions import BotoCoreError, ClientError
 
+from fashion_assets.storage import s3_client
 from fashion_assets.storage.base import (
     MissingBucketError,
     StoredObject,
@@ -32,7 +27,6 @@ from fashion_assets.storage.base import (
     object_path,
 )
 
-_RETRIES = Config(retries={"mode": "standard", "max_attempts": 5})
 _CREATE_LOST = frozenset({"PreconditionFailed", "ConditionalRequestConflict"})
 """412: the key exists. 409: another create-only write of the key was in flight and won."""
 _LOOKUP_THREADS = 8
@@ -56,6 +50,7 @@ class S3Store:
         self._lock = threading.Lock()
         self._client: BaseClient | None = None
         self._bucket_checked = False
+        self._target: s3_client.PutTarget | None = None
         # The event loop's session for ``put_async``, with the generator that closes it.
         self._sessions: dict[asyncio.AbstractEventLoop,
                              tuple[aiohttp.ClientSession, AsyncIterator[None]]] = {}
@@ -84,40 +79,64 @@ class S3Store:
 
     async def put_async(self, key: str, data: bytes, content_type: str) -> bool:
         """``put`` from the event loop: the same create-only PUT, signed by botocore's signer
-        with the client's credentials and region, sent with aiohttp to the client's endpoint
+        with the credentials and region a client would use, sent with aiohttp to its endpoint
         (path-style: ``<endpoint>/<bucket>/<name>``).
 
         boto3's ``put_object`` spends more CPU per photo in its request pipeline, and needs
         a thread to wait in; this needs none (``bench/s3_put.py`` measures both, bench/run.py
-        the crawl on an S3 API server). Failures map as ``put``'s do: an existing key is
-        False, a missing bucket ``MissingBucketError``, anything else ``StoreError``.
+        the crawl on an S3 API server). Nor does it keep a client
+        (``s3_client.put_target``). Failures map as ``put``'s do: an existing key is False, a
+        missing bucket ``MissingBucketError``, anything else ``StoreError``.
         """
         name = self._name(check_content(key, data))
-        if self._client is None or not self._bucket_checked:
-            await asyncio.to_thread(self._s3)  # the client built, the bucket checked, once
-        client = self._s3()
-        url = f"{client.meta.endpoint_url.rstrip('/')}/{self.bucket}/{quote(name)}"
-        request = AWSRequest("PUT", url, data=data,
-                             headers={"Content-Type": content_type, "If-None-Match": "*"})
-        S3SigV4Auth(_credentials(self._endpoint_url).get_frozen_credentials(), "s3",
-                    client.meta.region_name).add_auth(request)
-        try:
-            async with (await self._session()).put(
-                    url, data=data, headers=dict(request.headers.items())) as response:
-                status, body = response.status, await response.read()
-        except (aiohttp.ClientError, TimeoutError) as error:
-            raise StoreError(f"S3 put on {self.url} failed: {type(error).__name__}"
-                             ) from error
+        target = self._target or await asyncio.to_thread(self._resolve_target)
+        if not self._bucket_checked:
+            await self._check_bucket(target)
+        url = f"{target.endpoint_url}/{self.bucket}/{quote(name)}"
+        headers = target.signed("PUT", url, data,
+                                {"Content-Type": content_type, "If-None-Match": "*"})
+        status, body = await self._send("put", "PUT", url, data, headers)
         if status == 200:
             return True
         code = _error_code(body)
         if code in _CREATE_LOST or status == 412:
             return False
         if code == "NoSuchBucket":
-            raise MissingBucketError(
-                f"S3 bucket {self.bucket!r} does not exist at {client.meta.endpoint_url}; "
-                "create it first (the store never creates buckets itself)")
+            raise self._missing_bucket(target.endpoint_url)
         raise StoreError(f"S3 PutObject on {self.url} failed: {code or status}")
+
+    def _resolve_target(self) -> s3_client.PutTarget:
+        self._target = s3_client.put_target(self._endpoint_url)
+        return self._target
+
+    async def _check_bucket(self, target: s3_client.PutTarget) -> None:
+        """``_require_bucket`` for the event loop: a signed HEAD of the bucket, once a store."""
+        url = f"{target.endpoint_url}/{self.bucket}"
+        status, _ = await self._send("bucket check", "HEAD", url, b"",
+                                     target.signed("HEAD", url, b"", {}))
+        if status == 404:
+            raise self._missing_bucket(target.endpoint_url)
+        if status != 200:
+            raise StoreError(f"S3 HeadBucket on {self.url} failed: {status}")
+        with self._lock:
+            self._bucket_checked = True
+
+    async def _send(self, operation: str, method: str, url: str, data: bytes,
+                    headers: dict[str, str]) -> tuple[int, bytes]:
+        """One request on this event loop's session: its status and body; no answer at all
+        is a ``StoreError`` naming the operation."""
+        try:
+            async with (await self._session()).request(method, url, data=data or None,
+                                                       headers=headers) as response:
+                return response.status, await response.read()
+        except (aiohttp.ClientError, TimeoutError) as error:
+            raise StoreError(f"S3 {operation} on {self.url} failed: {type(error).__name__}"
+                             ) from error
+
+    def _missing_bucket(self, endpoint_url: str) -> MissingBucketError:
+        return MissingBucketError(
+            f"S3 bucket {self.bucket!r} does not exist at {endpoint_url}; create it first "
+            "(the store never creates buckets itself)")
 
     async def _session(self) -> aiohttp.ClientSession:
         """This event loop's session, made on its first put. It is closed when the loop
@@ -257,7 +276,7 @@ class S3Store:
         """
         with self._lock:
             if self._client is None:
-                self._client = _client(self._endpoint_url)
+                self._client = s3_client.client(self._endpoint_url)
             client, checked = self._client, self._bucket_checked or not check_bucket
         if not checked:
             self._require_bucket(client)
@@ -279,10 +298,7 @@ class S3Store:
             _status(error) == 404 and error.operation_name == "HeadBucket"
         ):
             endpoint = self._client.meta.endpoint_url if self._client else "the default endpoint"
-            raise MissingBucketError(
-                f"S3 bucket {self.bucket!r} does not exist at {endpoint}; create it first "
-                "(the store never creates buckets itself)"
-            ) from error
+            raise self._missing_bucket(endpoint) from error
         raise StoreError(
             f"S3 {error.operation_name} on {self.url} failed: {_code(error) or _status(error)}"
         ) from error
@@ -309,44 +325,6 @@ def _error_code(body: bytes) -> str:
     """The ``<Code>`` of an S3 error document, or "" when the answer has none."""
     found = _ERROR_CODE.search(body)
     return found.group(1).decode("ascii", "replace") if found else ""
-
-
-_CLIENTS: dict[tuple[str | None, ...], tuple[BaseClient, Credentials | None]] = {}
-_CLIENTS_LOCK = threading.Lock()
-# The environment a client is built from: a change of any of these gets a new client.
-_CLIENT_ENV = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_PROFILE", "AWS_ACCESS_KEY_ID",
-               "AWS_DEFAULT_REGION")
-
-
-def _client(endpoint_url: str | None) -> BaseClient:
-    """One S3 client per endpoint, environment and process, shared by every store.
-
-    A crawl opens a store per run; a client per store reloaded botocore's S3 model each time
-    (tens of MB and tens of ms). Clients are thread-safe; building one on its own session
-    keeps construction off boto3's shared default session, which is not.
-    """
-    return _client_and_credentials(endpoint_url)[0]
-
-
-def _credentials(endpoint_url: str | None) -> Credentials:
-    """The credentials the client of ``endpoint_url`` signs with (``put_async`` signs its
-    own requests with them); refreshable ones refresh themselves."""
-    credentials = _client_and_credentials(endpoint_url)[1]
-    if credentials is None:
-        raise StoreError("no AWS credentials found for the S3 store (environment, profile "
-                         "or role)")
-    return credentials
-
-
-def _client_and_credentials(endpoint_url: str | None
-                            ) -> tuple[BaseClient, Credentials | None]:
-    key = (endpoint_url, *(os.environ.get(name) for name in _CLIENT_ENV))
-    with _CLIENTS_LOCK:
-        if key not in _CLIENTS:
-            session = boto3.session.Session()
-            _CLIENTS[key] = (session.client("s3", endpoint_url=endpoint_url, config=_RETRIES),
-                             session.get_credentials())
-        return _CLIENTS[key]
 
 
 def _code(error: ClientError) -> str:

@@ -29,6 +29,7 @@ from fashion_assets.storage import (
     is_object_key,
     object_key,
     open_store,
+    s3_client,
 )
 from fashion_assets.storage.base import StoredObject
 from fashion_assets.storage.file import TEMP_PREFIX
@@ -257,6 +258,23 @@ def test_a_put_from_the_event_loop_names_a_bucket_that_is_gone(s3_server: S3Serv
 
     with pytest.raises(MissingBucketError, match=store.bucket):
         loop.run(store.put_async(object_key(OTHER), OTHER, "image/png"))
+
+
+def test_a_put_from_the_event_loop_keeps_no_client(s3_server: S3Server) -> None:
+    """A crawl's run process only puts from the event loop: it signs and sends with what a
+    client resolved (endpoint, region, credentials) and keeps no client, whose S3 model is
+    15 MB of its heap; a bucket it never saw is checked first and named when missing."""
+    endpoint = s3_server.endpoint_url.replace("127.0.0.1", "localhost")  # no shared client yet
+    store = S3Store(_bucket_name(), PREFIX, endpoint_url=endpoint)
+    with pytest.raises(MissingBucketError, match=store.bucket):
+        loop.run(store.put_async(object_key(PHOTO), PHOTO, "image/jpeg"))
+    boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket=store.bucket)
+
+    assert loop.run(store.put_async(object_key(PHOTO), PHOTO, "image/jpeg")) is True
+
+    assert store._client is None
+    assert [key for key in s3_client._CLIENTS if key[0] == endpoint] == []
+    assert store.get(object_key(PHOTO)) == PHOTO  # boto3's calls build the shared client
 
 
 def test_a_put_from_the_event_loop_to_a_server_that_is_down_is_a_store_error() -> None:
