@@ -1,12 +1,12 @@
 """PgBouncer in front of Dagster's PostgreSQL, for the benchmarks of the daemon's path.
 
-dagster-postgres opens a new connection for each storage call (SQLAlchemy's ``NullPool``,
-so that no process holds connections it does not use), in the daemon, the workers' runs
-and the code server alike: hundreds of sessions per run, each a PostgreSQL backend started
-and ended. A pooler in session mode keeps a few server connections open and hands them to
-each new client connection in turn, so PostgreSQL sees its pool, not every connect; Dagster
-needs nothing but ``DAGSTER_PG_HOST`` and ``DAGSTER_PG_PORT`` pointing at it
-(docs/operations.md, "A pooler in front of Dagster's PostgreSQL").
+dagster-postgres, as Dagster ships it, opens a new connection for each storage call
+(SQLAlchemy's ``NullPool``); deploy/dagster.yaml's storage (``fashion_assets/pooled_storage.py``)
+holds one per storage in each process instead. A pooler in session mode keeps a few server
+connections open and hands them to each new client connection in turn, so PostgreSQL sees
+its pool, not every connect; Dagster needs nothing but ``DAGSTER_PG_HOST`` and
+``DAGSTER_PG_PORT`` pointing at it (docs/operations.md, "Connections to Dagster's
+PostgreSQL"). The benchmark's row with it shows what a pooler still adds.
 
 Debian's ``pgbouncer`` package (``apt-get install pgbouncer``) is what this starts; it
 refuses to run as root, so it drops to the ``postgres`` user when started by root.

@@ -77,7 +77,7 @@ def test_tag_limits_use_the_keys_the_code_tags_runs_with() -> None:
 
 def test_the_database_settings_come_from_the_environment_only() -> None:
     """No host, user or password is written in the file: each field is an ``env:`` source."""
-    postgres_db = _config()["storage"]["postgres"]["postgres_db"]
+    postgres_db = _config()["storage"]["custom"]["config"]["postgres_db"]
     assert {field: postgres_db[field] for field in PG_VARIABLES} == {
         field: {"env": variable} for field, variable in PG_VARIABLES.items()}
     assert set(postgres_db) == {*PG_VARIABLES, "scheme"}, postgres_db
