@@ -153,8 +153,12 @@ class DraftCommits:
                     batch, self._waiting = batch + self._waiting, []
                     cancelled = isinstance(exc, asyncio.CancelledError)
                     for _, written in batch:
-                        if not written.done():
-                            written.cancel() if cancelled else written.set_exception(exc)
+                        if written.done():
+                            continue
+                        if cancelled:
+                            written.cancel()
+                        else:
+                            written.set_exception(exc)
                     if cancelled:
                         raise
                     return

@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -243,8 +243,12 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
     if not targets:
         return []
     runs, added_brands = plan_runs(session, targets)
-    run_ids = session.launch([RunRequest(kinds[kind].job, crawl_tags(kind, key))
-                              for kind, key in runs])
+    try:
+        run_ids = session.launch([RunRequest(kinds[kind].job, crawl_tags(kind, key))
+                                  for kind, key in runs])
+    except BaseException:
+        _forget_brands(session, added_brands)
+        raise
     by_run = dict(zip(run_ids, runs, strict=True))
     summaries: dict[str, dict[str, Any]] = {}
 
@@ -267,6 +271,18 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
     for run_id in lost:
         ended(RunOutcome(run_id, False, errors=[KILLED_NOTE]))
     return [summaries[run_id] for run_id in run_ids]
+
+
+def _forget_brands(session: Session, slugs: set[str]) -> None:
+    """Remove the brand partitions this command added for runs it never submitted (its
+    catalog or its deployment failed first): nothing crawled them, and one added for a slug
+    no source knows would stay in the UI. Best effort: the error that stopped the command
+    is the one it reports."""
+    kind = crawl_kinds()["brand"]
+    with suppress(Exception):
+        selector = selector_of(session.selectors(), kind.job)
+        for slug in sorted(slugs):
+            delete_partition(session.graphql, selector, kind.partitions, slug)
 
 
 def run_job(session: Session, job: str, *, run_config: Mapping[str, Any] | None = None,

@@ -20,6 +20,7 @@ from dagster import DagsterEventType, DagsterInstance, DagsterRunStatus
 
 from bench.reliability import CrawlProcess, held_client, wait_until
 from fashion_assets.launch.deployment import DEPLOYMENT_TAG, answers
+from fashion_assets.partitions import brand_partitions
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from tests.conftest import pipeline_env
 
@@ -107,7 +108,8 @@ def test_a_second_command_runs_on_the_first_one_s_dagster_dev_which_waits_for_it
             assert "another command runs `dagster dev` on DAGSTER_HOME=" in line, line
             assert "with other settings (FASHION_PAGE_DELAY)" in line, line
             # A catalog that refuses connections, on a deployment that is up: the command
-            # plans while the catalog opens, and still submits nothing (one run in the end).
+            # plans while the catalog opens, and still submits nothing (one run in the end)
+            # and leaves no partition for the brand it planned (checked at the end).
             with socket.socket() as taken:  # bound, never listening: connections refused
                 taken.bind(("127.0.0.1", 0))
                 refused = subprocess.run(
@@ -143,6 +145,8 @@ def test_a_second_command_runs_on_the_first_one_s_dagster_dev_which_waits_for_it
     with DagsterInstance.from_config(env["DAGSTER_HOME"]) as instance:
         [run] = instance.get_runs()
         assert run.tags[DEPLOYMENT_TAG] == owner.id and run.status == DagsterRunStatus.SUCCESS
+        assert instance.get_dynamic_partitions(brand_partitions.name) == [
+            server.site.brands[0].slug]
         # Launched once: one daemon took it from the queue.
         assert len(instance.all_logs(run.run_id, of_type=DagsterEventType.RUN_STARTING)) == 1
     assert not list((Path(env["DAGSTER_HOME"]) / "deployments").glob("*.json"))
