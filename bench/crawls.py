@@ -56,7 +56,7 @@ KILL_DEADLINE_S = GRACE_S + 60.0
 ``dagster dev`` to stop, and the time a loaded machine takes to notice and reap."""
 
 # One show and one photo at a time: a run then holds exactly one request per brand at the
-# replica's gate (its image client's robots.txt, or a photo).
+# replica's gate (a photo; robots.txt is never held).
 ONE_AT_A_TIME = {"FASHION_IMAGE_CONCURRENCY": "1", "FASHION_SHOW_CONCURRENCY": "1"}
 
 
@@ -343,16 +343,12 @@ def concurrent_crawls(server: ImageGate, env: Mapping[str, str],
     One instance for all would not do: its run queue runs the crawls of one brand one after
     the other (dagster.yaml's tag limits), and the catalog must hold against runs the queue
     does not see (another deployment, a run executed in process).
-
-    robots.txt is not obeyed here: the gate holds every request to the CDN, its robots.txt
-    too, and one client reads an origin's robots.txt for all of them (the others wait for
-    it, up to ``ROBOTS_READ_CLAIM_S``), so only one run would ever reach the gate.
     """
     crawls: list[CrawlProcess] = []
     try:
         with gate_closed(server, after=0):
             held_env = {**env, **ONE_AT_A_TIME, **held_client(deadline_s),
-                        "FASHION_OBEY_ROBOTS": "false", "FASHION_CRAWL_BATCH_BRANDS": "1"}
+                        "FASHION_CRAWL_BATCH_BRANDS": "1"}
             crawls = [CrawlProcess(own_instance(held_env, f"crawl{n}", runs=len(brands)),
                                    brands, logs)
                       for n, brands in enumerate(brand_sets)]

@@ -9,6 +9,12 @@ a PostgreSQL backend started and a few ms of CPU on both sides. ``deploy/dagster
 this class as its storage: the daemon, the run processes and the Celery workers hold their
 connections as the webserver does, through dagster-postgres' own method; the configuration
 is ``storage: postgres:``'s, unchanged.
+
+As in the webserver, the held connections are not pinged before use: after PostgreSQL
+restarts, the one storage call that finds its connection dropped fails (a daemon's tick, a
+run's event), and SQLAlchemy, seeing the disconnect, replaces the pool's connections for
+the next. A restart mid-run fails the run either way; a ping would cost a round trip on
+every call of every process.
 """
 
 from __future__ import annotations

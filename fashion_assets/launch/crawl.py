@@ -22,7 +22,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -175,30 +175,30 @@ class Session:
 
 
 def plan_runs(session: Session, targets: Sequence[tuple[str, str]]
-              ) -> tuple[list[tuple[str, str]], set[str]]:
+              ) -> tuple[list[tuple[str, str]], list[set[str]]]:
     """The runs for ``(kind, key)`` targets: each kind's keys added as partitions on the
     deployment, then cut into ranges of its partitions' order (``domain/batches.py:
     plan_ranges``: at most ``FASHION_CRAWL_BATCH_BRANDS`` keys a run, at least a run per
     slot of the run queue while keys can be split: ``queue_slots``); ``(kind, key or
-    first..last)`` per run, and the brands this call added."""
+    first..last)`` per run, and per run the brands of its range that this call added."""
     from fashion_assets import settings
     from fashion_assets.domain.batches import plan_ranges
 
     kinds, graphql = crawl_kinds(), session.graphql
     slots = queue_slots(queue_limit(graphql))
     runs: list[tuple[str, str]] = []
-    added_brands: set[str] = set()
+    added_by_run: list[set[str]] = []
     for name in dict.fromkeys(kind for kind, _ in targets):
         kind = kinds[name]
         keys = [key for k, key in targets if k == name]
-        added = add_partitions(graphql, selector_of(session.selectors(), kind.job),
-                               kind.listing_asset, kind.partitions, keys)
-        if name == "brand":
-            added_brands.update(added)
+        added = set(add_partitions(graphql, selector_of(session.selectors(), kind.job),
+                                   kind.listing_asset, kind.partitions, keys))
         order = partition_keys(graphql, kind.listing_asset)
-        runs += [(name, batch.label) for batch in
-                 plan_ranges(order, keys, slots, settings.crawl_batch_brands(session.env))]
-    return runs, added_brands
+        for batch in plan_ranges(order, keys, slots, settings.crawl_batch_brands(session.env)):
+            span = order[order.index(batch.first):order.index(batch.last) + 1]
+            runs.append((name, batch.label))
+            added_by_run.append(added.intersection(span) if name == "brand" else set())
+    return runs, added_by_run
 
 
 @contextmanager
@@ -235,34 +235,35 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
 
     A brand partition added here for a slug whose listing could not be read (a slug the
     source does not know) is removed again once its run ended."""
-    from fashion_assets.domain.batches import Batch
-
     kinds = crawl_kinds()
     if all_brands:
         targets = [*targets, *(("brand", slug) for slug in catalog_brands(session.env))]
     if not targets:
         return []
-    runs, added_brands = plan_runs(session, targets)
+    runs, added_by_run = plan_runs(session, targets)
     try:
         run_ids = session.launch([RunRequest(kinds[kind].job, crawl_tags(kind, key))
                                   for kind, key in runs])
     except BaseException:
-        _forget_brands(session, added_brands)
+        # Nothing crawls the brands added for runs never submitted (the catalog or the
+        # deployment failed first); one added for a slug no source knows would stay in the
+        # UI. The error that stopped the command is the one it reports.
+        added = set().union(*added_by_run)
+        try:
+            _delete_brands(session, added)
+        except Exception as error:
+            session._note(f"the brand partitions added for runs never submitted stay: "
+                          f"{', '.join(sorted(added))} ({error})")
         raise
-    by_run = dict(zip(run_ids, runs, strict=True))
+    by_run = dict(zip(run_ids, zip(runs, added_by_run, strict=True), strict=True))
     summaries: dict[str, dict[str, Any]] = {}
 
     def ended(outcome: RunOutcome) -> None:
-        kind, key = by_run[outcome.run_id]
+        (kind, key), added = by_run[outcome.run_id]
         summary = crawl_summary(kinds[kind], key, outcome)
-        if kind == "brand" and added_brands and session.watch():
-            order = partition_keys(session.graphql, kinds[kind].listing_asset)
-            batch = Batch.from_label(key)
-            span = order[order.index(batch.first):order.index(batch.last) + 1]
-            for slug in sorted(added_brands.intersection(span)):
-                if not listed_in_catalog(slug, session.env):
-                    delete_partition(session.graphql, selector_of(
-                        session.selectors(), kinds[kind].job), kinds[kind].partitions, slug)
+        unlisted = {slug for slug in added if not listed_in_catalog(slug, session.env)}
+        if unlisted and session.watch():
+            _delete_brands(session, unlisted)
         summaries[outcome.run_id] = summary
         on_summary(summary)
 
@@ -273,13 +274,11 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
     return [summaries[run_id] for run_id in run_ids]
 
 
-def _forget_brands(session: Session, slugs: set[str]) -> None:
-    """Remove the brand partitions this command added for runs it never submitted (its
-    catalog or its deployment failed first): nothing crawled them, and one added for a slug
-    no source knows would stay in the UI. Best effort: the error that stopped the command
-    is the one it reports."""
-    kind = crawl_kinds()["brand"]
-    with suppress(Exception):
+def _delete_brands(session: Session, slugs: set[str]) -> None:
+    """Remove brand partitions this command added: for a slug whose run found no listing
+    (no source knows it), or for runs it never submitted."""
+    if slugs:
+        kind = crawl_kinds()["brand"]
         selector = selector_of(session.selectors(), kind.job)
         for slug in sorted(slugs):
             delete_partition(session.graphql, selector, kind.partitions, slug)

@@ -1,7 +1,10 @@
-"""The partitions a crawl of the command needs, added to the instance before its runs.
+"""Brands in the catalog and their partitions in the instance.
 
-A partition added for a brand the source does not know (a typo) is removed again once its
-run failed to read the listing, so a mistake leaves nothing behind.
+``fashion-assets brands add`` registers brands on the instance directly
+(``register_brands``); a crawl adds the partitions it needs through the deployment's
+webserver (``webserver.py: add_partitions``, the same rule over GraphQL) and removes one it
+added for a brand the source does not know (a typo) once its run found no listing
+(``listed_in_catalog``), so a mistake leaves nothing behind.
 """
 
 from __future__ import annotations

@@ -61,7 +61,8 @@ class Handlers:
         return await self._serve(request, "site", kind, self.vogue.page, self.vogue.not_found)
 
     async def cdn_request(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve(request, "cdn", "image", self.vogue.photo, self.vogue.not_found)
+        return await self._serve(request, "cdn", _photo_kind(request.path), self.vogue.photo,
+                                 self.vogue.not_found)
 
     async def impression_request(self, request: web.Request) -> web.StreamResponse:
         """theImpression's site: pages, robots, and the photos WordPress keeps as uploads."""
@@ -74,8 +75,8 @@ class Handlers:
 
     async def impression_cdn_request(self, request: web.Request) -> web.StreamResponse:
         routes = self.impression
-        return await self._serve(request, "impression_cdn", "image", routes.cdn_photo,
-                                 routes.not_found)
+        return await self._serve(request, "impression_cdn", _photo_kind(request.path),
+                                 routes.cdn_photo, routes.not_found)
 
     async def extra_request(self, request: web.Request, origin: str, site: ExtraSite,
                             origin_url: str) -> web.StreamResponse:
@@ -155,3 +156,9 @@ class Handlers:
         """Sleep, but wake early when the server stops, so shutdown never waits on a hang."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.stopping.wait(), seconds)
+
+
+def _photo_kind(path: str) -> str:
+    """What a request to a photo CDN is: its robots.txt, which a client reads before its first
+    photo there (never held at the gate, never counted as a photo), or a photo."""
+    return "robots" if path == "/robots.txt" else "image"

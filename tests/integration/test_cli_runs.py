@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from fashion_assets.demo import replica_env
+from fashion_assets.launch import webserver
 from fashion_assets.launch.instance import local_instance_yaml
 from fashion_assets.launch.summaries import crawl_kinds, crawl_summary, run_outcome
 from fashion_assets.replica import ReplicaServer, build_site, start_replica
@@ -45,7 +46,8 @@ def test_crawl_all_crawls_every_brand_in_ranges_each_a_run_of_the_daemon(
     """More brands than the runs at once (the run queue's slots: 2 here) times
     FASHION_CRAWL_BATCH_BRANDS: the command must put several brands in a run, as a partition
     range tagged as a backfill's, and every run is in the instance (what the UI shows),
-    queued and launched by the daemon."""
+    queued and launched by the daemon. Its log is read in pages of a few events, all of
+    them in the summaries."""
     from dagster import DagsterEventType as T
     from dagster import DagsterInstance, DagsterRunStatus
 
@@ -65,6 +67,9 @@ def test_crawl_all_crawls_every_brand_in_ranges_each_a_run_of_the_daemon(
         for slug in slugs:
             assert run("brands", "add", slug)[0] == 0
         monkeypatch.setenv("FASHION_CRAWL_BATCH_BRANDS", str(size))
+        # Logs read a few events a page: a poll's first page and the further pages of each
+        # run's log must add up to the whole log (the summaries below).
+        monkeypatch.setattr(webserver, "PAGE", 5)
 
         code, out = run("crawl", "--all", "--json")
 

@@ -196,8 +196,8 @@ def test_four_concurrent_runs_together_keep_to_one_hosts_budget(
                        FASHION_HOST_IMAGE_CONCURRENCY=str(cap),
                        # Photos wait at the gate until every run is under way (each command
                        # starts a `dagster dev` first), never cut and retried into the gate
-                       # twice; no robots.txt (the CDN's would wait there too).
-                       **held_client(WAIT_S), FASHION_OBEY_ROBOTS="false")
+                       # twice.
+                       **held_client(WAIT_S))
     cdn = urlsplit(replica.cdn_url).netloc
     engine = catalog_engine(database_url)
     apply_migrations(engine)

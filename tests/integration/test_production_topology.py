@@ -112,9 +112,8 @@ def topology(tmp_path: Path, site: ReplicaServer, s3_server: S3Server,
             # One missing photo makes a show incomplete.
             FASHION_COVERAGE_TOLERANCE="0",
             # Photos wait at the gate until both workers hold two runs (minutes on a loaded
-            # machine): no timeout meanwhile, and no robots.txt (the CDN's would wait too).
-            FASHION_HTTP_TIMEOUT=str(DEADLINE_S), FASHION_HTTP_DEADLINE=str(2 * DEADLINE_S),
-            FASHION_OBEY_ROBOTS="false")
+            # machine): no timeout meanwhile.
+            FASHION_HTTP_TIMEOUT=str(DEADLINE_S), FASHION_HTTP_DEADLINE=str(2 * DEADLINE_S))
         with Topology(tmp_path / "deployment", env, worker_concurrency=RUNS_PER_WORKER) as up:
             yield up
 
