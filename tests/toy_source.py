@@ -129,8 +129,7 @@ class ToySite:
         return [s for s in self.shows if s.show.season_slug == code]
 
     def kind(self, path: str) -> str:
-        return ("robots" if path == "/robots.txt" else
-                "image" if path.startswith("/photos/") else "page")
+        return "image" if path.startswith("/photos/") else "page"
 
     def reply(self, path: str, origin_url: str) -> Reply:
         if path == "/robots.txt":

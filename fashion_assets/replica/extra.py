@@ -14,7 +14,8 @@ class ExtraSite(Protocol):
     """What each path of a further site answers; ``origin_url`` is where it listens."""
 
     def kind(self, path: str) -> str:
-        """"page", "image" or "robots": how the request is counted and gated."""
+        """"page" or "image": how the request is counted and gated (the replica counts every
+        origin's robots.txt as such itself, never as a page or a photo)."""
         ...
 
     def reply(self, path: str, origin_url: str) -> Reply:

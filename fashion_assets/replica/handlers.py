@@ -57,11 +57,11 @@ class Handlers:
     # -- origins -----------------------------------------------------------------------
 
     async def site_request(self, request: web.Request) -> web.StreamResponse:
-        kind = "robots" if request.path == "/robots.txt" else "page"
-        return await self._serve(request, "site", kind, self.vogue.page, self.vogue.not_found)
+        return await self._serve(request, "site", _kind(request.path, "page"), self.vogue.page,
+                                 self.vogue.not_found)
 
     async def cdn_request(self, request: web.Request) -> web.StreamResponse:
-        return await self._serve(request, "cdn", _photo_kind(request.path), self.vogue.photo,
+        return await self._serve(request, "cdn", _kind(request.path, "image"), self.vogue.photo,
                                  self.vogue.not_found)
 
     async def impression_request(self, request: web.Request) -> web.StreamResponse:
@@ -70,18 +70,18 @@ class Handlers:
         if path.startswith(UPLOADS_PREFIX):
             return await self._serve(request, "impression", "image", routes.upload,
                                      routes.not_found)
-        kind = "robots" if path == "/robots.txt" else "page"
-        return await self._serve(request, "impression", kind, routes.page, routes.not_found)
+        return await self._serve(request, "impression", _kind(path, "page"), routes.page,
+                                 routes.not_found)
 
     async def impression_cdn_request(self, request: web.Request) -> web.StreamResponse:
         routes = self.impression
-        return await self._serve(request, "impression_cdn", _photo_kind(request.path),
+        return await self._serve(request, "impression_cdn", _kind(request.path, "image"),
                                  routes.cdn_photo, routes.not_found)
 
     async def extra_request(self, request: web.Request, origin: str, site: ExtraSite,
                             origin_url: str) -> web.StreamResponse:
         """A further site's origin (``extra.py``), through the same faults and gate."""
-        return await self._serve(request, origin, site.kind(request.path),
+        return await self._serve(request, origin, _kind(request.path, site.kind(request.path)),
                                  lambda r: site.reply(r.path, origin_url), b"Not Found")
 
     # -- faults and sending ---------------------------------------------------------------
@@ -158,7 +158,8 @@ class Handlers:
             await asyncio.wait_for(self.stopping.wait(), seconds)
 
 
-def _photo_kind(path: str) -> str:
-    """What a request to a photo CDN is: its robots.txt, which a client reads before its first
-    photo there (never held at the gate, never counted as a photo), or a photo."""
-    return "robots" if path == "/robots.txt" else "image"
+def _kind(path: str, otherwise: str) -> str:
+    """What a request is, on every origin alike: its robots.txt, which a client reads before its
+    first page or photo there (never held at the gate, never counted as a page or a photo), or
+    what the origin serves otherwise ("page" or "image")."""
+    return "robots" if path == "/robots.txt" else otherwise

@@ -43,6 +43,7 @@ from fashion_assets.replica import (
 from fashion_assets.replica import images as replica_images
 from fashion_assets.replica.images import HUGE_BODY_SIZE
 from fashion_assets.replica.pages import image_url, original_url
+from fashion_assets.replica.replies import Reply
 
 STATE = re.compile(r"window\.__PRELOADED_STATE__\s*=")
 SCRIPT = re.compile(r"<script[^>]*>(.*?)</script>", re.DOTALL)
@@ -438,6 +439,36 @@ def test_hold_blocks_image_requests_until_release(
         thread.join(timeout=5.0)
     assert [results.get_nowait() for _ in range(3)] == [200, 200, 200]
     assert server.held_count() == 0
+
+
+class _PhotosOnly:
+    """A further site that serves only photos: its own kind never says "robots"."""
+
+    def kind(self, path: str) -> str:
+        return "image"
+
+    def reply(self, path: str, origin_url: str) -> Reply:
+        return Reply(200, b"User-agent: *\nAllow: /\n", "text/plain")
+
+
+def test_no_origins_robots_txt_is_ever_held_nor_counted_as_a_page_or_a_photo() -> None:
+    """A crawler reads each origin's robots.txt before its first page or photo there: a test
+    holding photos must hold a photo, not that read, and a photo count must not include it."""
+    server = start_replica(build_site(brands=1, shows_per_brand=1, photos_per_show=2),
+                           extra_sites={"photos": _PhotosOnly()})
+    try:
+        server.hold_images(after=0)
+        origins = [server.base_url, server.cdn_url, server.impression_url,
+                   server.impression_cdn_url, server.origin_url("photos")]
+        with httpx.Client(timeout=5.0) as client:
+            statuses = [client.get(f"{origin}/robots.txt").status_code for origin in origins]
+        stats = server.stats()
+        server.release_images()
+    finally:
+        server.stop()
+    assert set(statuses) <= {200, 404}  # answered, not held (a CDN has no robots.txt: 404)
+    assert (stats.robots_requests, stats.image_requests, stats.page_requests) == (5, 0, 0)
+    assert stats.held == 0
 
 
 def test_control_endpoints(server: ReplicaServer, client: httpx.Client) -> None:
