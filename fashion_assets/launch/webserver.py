@@ -81,14 +81,24 @@ query Keys($path: [String!]!) {
     ... on AssetNotFoundError { message }
   }
 }"""
-ADD_PARTITION = """
-mutation Add($repo: RepositorySelector!, $name: String!, $key: String!) {
-  addDynamicPartition(repositorySelector: $repo, partitionsDefName: $name, partitionKey: $key) {
+_ADD_ONE = """
+  k{n}: addDynamicPartition(repositorySelector: $repo, partitionsDefName: $name,
+                           partitionKey: $k{n}) {{
     __typename
-    ... on PythonError { message }
-    ... on UnauthorizedError { message }
-  }
-}"""
+    ... on PythonError {{ message }}
+    ... on UnauthorizedError {{ message }}
+  }}"""
+
+
+def add_partitions_mutation(count: int) -> str:
+    """One mutation adding ``count`` keys (variables ``k0``...), each under its own alias:
+    one request for a crawl's new brands instead of one each (the webserver runs a
+    mutation's fields in order, so the answers come in the keys' order)."""
+    keys = "".join(f", $k{n}: String!" for n in range(count))
+    fields = "".join(_ADD_ONE.format(n=n) for n in range(count))
+    return f"mutation Add($repo: RepositorySelector!, $name: String!{keys}) {{{fields}\n}}"
+
+
 DELETE_PARTITIONS = """
 mutation Delete($repo: RepositorySelector!, $name: String!, $keys: [String!]!) {
   deleteDynamicPartitions(repositorySelector: $repo, partitionsDefName: $name,
@@ -123,11 +133,14 @@ def add_partitions(graphql: GraphQL, where: JobSelector, asset: str, name: str,
     this call added. Two crawls of a new brand started at once both try: the one that
     loses the race is told the key exists, goes on, and leaves it to the winner (which
     alone may remove it again)."""
-    known = set(partition_keys(graphql, asset))
+    wanted = sorted(set(keys) - set(partition_keys(graphql, asset)))
+    if not wanted:
+        return []
+    answers = graphql(add_partitions_mutation(len(wanted)), repo=_repository(where),
+                      name=name, **{f"k{n}": key for n, key in enumerate(wanted)})
     added = []
-    for key in sorted(set(keys) - known):
-        answer = graphql(ADD_PARTITION, repo=_repository(where), name=name,
-                         key=key)["addDynamicPartition"]
+    for n, key in enumerate(wanted):
+        answer = answers[f"k{n}"]
         if answer["__typename"] == "AddDynamicPartitionSuccess":
             added.append(key)
         elif answer["__typename"] != "DuplicateDynamicPartitionError":

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fashion_assets.launch.summaries import RunEvent, outcome
-from fashion_assets.launch.webserver import log_line, metadata, run_event
+from fashion_assets.launch.webserver import add_partitions_mutation, log_line, metadata, run_event
 
 FAILURE = "dagster._core.definitions.events.Failure"
 
@@ -94,3 +94,19 @@ def test_log_lines_keep_their_level_time_and_event_type() -> None:
     assert (line.level, line.timestamp, line.event_type, line.run_id) == (
         logging.WARNING, 1765000000.123, None, "0123")
     assert run_event({"__typename": "LogMessageEvent"}) is None
+
+
+@given(st.integers(min_value=1, max_value=40))
+def test_one_mutation_adds_every_new_partition_each_under_its_alias(count: int) -> None:
+    """The webserver runs a mutation's fields in order: one alias per key, its variable."""
+    from graphql import OperationDefinitionNode, OperationType, parse
+
+    [operation] = parse(add_partitions_mutation(count)).definitions
+    assert isinstance(operation, OperationDefinitionNode)
+    assert operation.operation == OperationType.MUTATION
+    fields = operation.selection_set.selections
+    assert [f.alias.value for f in fields] == [f"k{n}" for n in range(count)]
+    assert {f.name.value for f in fields} == {"addDynamicPartition"}
+    assert [f.arguments[2].value.name.value for f in fields] == [f"k{n}" for n in range(count)]
+    assert [v.variable.name.value for v in operation.variable_definitions] == [
+        "repo", "name", *(f"k{n}" for n in range(count))]
