@@ -52,7 +52,7 @@ from fashion_assets.launch.summaries import (
 )
 from fashion_assets.launch.webserver import (
     add_partitions,
-    delete_partition,
+    delete_partitions,
     partition_keys,
     queue_limit,
     tagged_runs,
@@ -279,9 +279,8 @@ def _delete_brands(session: Session, slugs: set[str]) -> None:
     (no source knows it), or for runs it never submitted."""
     if slugs:
         kind = crawl_kinds()["brand"]
-        selector = selector_of(session.selectors(), kind.job)
-        for slug in sorted(slugs):
-            delete_partition(session.graphql, selector, kind.partitions, slug)
+        delete_partitions(session.graphql, selector_of(session.selectors(), kind.job),
+                          kind.partitions, sorted(slugs))
 
 
 def run_job(session: Session, job: str, *, run_config: Mapping[str, Any] | None = None,

@@ -149,13 +149,14 @@ def add_partitions(graphql: GraphQL, where: JobSelector, asset: str, name: str,
     return added
 
 
-def delete_partition(graphql: GraphQL, where: JobSelector, name: str, key: str) -> None:
-    """Remove the key ``key`` from the dynamic partitions ``name``."""
+def delete_partitions(graphql: GraphQL, where: JobSelector, name: str,
+                      keys: Sequence[str]) -> None:
+    """Remove the keys ``keys`` from the dynamic partitions ``name``, in one request."""
     answer = graphql(DELETE_PARTITIONS, repo=_repository(where), name=name,
-                     keys=[key])["deleteDynamicPartitions"]
+                     keys=list(keys))["deleteDynamicPartitions"]
     if answer["__typename"] != "DeleteDynamicPartitionsSuccess":
-        raise GraphQLError(f"the deployment cannot remove the partition {key} from {name}: "
-                           f"{answer.get('message')}")
+        raise GraphQLError(f"the deployment cannot remove the partitions {', '.join(keys)} "
+                           f"from {name}: {answer.get('message')}")
 
 
 def _repository(where: JobSelector) -> dict[str, str]:
