@@ -1,6 +1,7 @@
 """The mistakes a user can make, each ended in one line and a non-zero exit, never a
 traceback: a catalog database that is not there or not a database URL, a Dagster deployment
-the command cannot reach or start, a command stopped by a signal.
+the command cannot reach or start, a port another program listens on, a command stopped by
+a signal.
 
 Caught once, where every command starts (``OneLineErrors``, the ``main`` group), so a
 command written later gets the same lines without a try block of its own.
@@ -9,6 +10,7 @@ command written later gets the same lines without a try block of its own.
 from __future__ import annotations
 
 import atexit
+import errno
 import gc
 from typing import Any
 
@@ -51,6 +53,9 @@ def one_line(exc: Exception) -> str | None:
     from fashion_assets.catalog.db import CatalogURLError, redact_url
     from fashion_assets.launch.deployment import DeploymentError
 
+    if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:  # only a bind says it
+        return (f"{exc.strerror}: another program listens there; stop it, or choose another "
+                "port (--port)")
     if isinstance(exc, CatalogURLError):
         return f"{exc} (FASHION_DATABASE_URL)"
     if isinstance(exc, DeploymentError):

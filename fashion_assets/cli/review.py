@@ -207,7 +207,7 @@ def review_serve(host: str, port: int) -> None:
     from fashion_assets.catalog.editors import has_editors
     from fashion_assets.resources import resources_from_env
     from fashion_assets.review_app import create_app, is_loopback
-    from fashion_assets.review_app.server import timed_config
+    from fashion_assets.review_app.server import listening_socket, timed_config
     from fashion_assets.storage import open_store
 
     try:
@@ -222,6 +222,7 @@ def review_serve(host: str, port: int) -> None:
             f"refusing to serve on {host}: there is no editor account yet, so anyone who "
             "reaches the page could review drafts; add one (fashion-assets editors add NAME "
             "--admin) or use --host 127.0.0.1")
+    sock = listening_socket(host, port)
     store = open_store(settings.store_url(), home=settings.home_dir())
     with queue_instance() as (instance, note):  # the /crawler page's run queue
         app = create_app(engine, store, editor_name=os.environ.get("FASHION_EDITOR") or "web",
@@ -235,4 +236,5 @@ def review_serve(host: str, port: int) -> None:
         if note:
             click.echo(note, err=True)
         uvicorn.Server(timed_config(app, host=host, port=port, log_level="info",
-                                    head_timeout_s=head_s, body_timeout_s=body_s)).run()
+                                    head_timeout_s=head_s, body_timeout_s=body_s)
+                       ).run(sockets=[sock])

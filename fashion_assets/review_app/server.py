@@ -12,6 +12,7 @@ business, so the deadline ends once the request arrived whole.
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any
 
 from uvicorn.config import Config
@@ -80,3 +81,17 @@ def timed_config(app: Any, *, head_timeout_s: float = HEAD_TIMEOUT_S,
     config.head_timeout_s = head_timeout_s  # type: ignore[attr-defined]
     config.body_timeout_s = body_timeout_s  # type: ignore[attr-defined]
     return config
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The review page's socket, bound before the command prints or opens anything else: a
+    port another program holds ends the command in one line (``cli/errors.py``) instead of
+    uvicorn's log lines after the page's address was announced."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    return sock

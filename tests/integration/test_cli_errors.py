@@ -69,3 +69,22 @@ def test_any_text_as_a_url_gives_an_engine_or_a_catalog_url_error(url: str) -> N
         assert "\n" not in str(error)
     else:
         engine.dispose()
+
+
+@pytest.mark.parametrize("args", [("replica", "serve"), ("review", "serve")],
+                         ids=lambda args: " ".join(args))
+def test_a_port_another_program_listens_on_is_one_line(args: tuple[str, ...],
+                                                       tmp_path: Path) -> None:
+    """Nothing announced, no server's log: the line names the address and what to do."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = command((*args, "--port", str(port)), f"sqlite:///{tmp_path / 'c.db'}",
+                       tmp_path)
+    assert done.returncode == 1 and done.stdout == "", done
+    [line] = done.stderr.splitlines()
+    assert line.startswith("Error: "), line
+    assert f"('127.0.0.1', {port})" in line or f"127.0.0.1:{port}" in line, line
+    assert line.endswith("another program listens there; stop it, or choose another port "
+                         "(--port)"), line
