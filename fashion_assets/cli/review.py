@@ -223,6 +223,7 @@ def review_serve(host: str, port: int) -> None:
             "reaches the page could review drafts; add one (fashion-assets editors add NAME "
             "--admin) or use --host 127.0.0.1")
     sock = listening_socket(host, port)
+    port = sock.getsockname()[1]  # the port it got, when asked for any (0)
     store = open_store(settings.store_url(), home=settings.home_dir())
     with queue_instance() as (instance, note):  # the /crawler page's run queue
         app = create_app(engine, store, editor_name=os.environ.get("FASHION_EDITOR") or "web",

@@ -19,6 +19,7 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 HEAD_TIMEOUT_S = 10.0
+LISTEN_BACKLOG = 2048  # uvicorn's default
 BODY_TIMEOUT_S = 30.0
 
 
@@ -94,4 +95,5 @@ def listening_socket(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock.listen(LISTEN_BACKLOG)  # connections wait from now on, until uvicorn accepts them
     return sock

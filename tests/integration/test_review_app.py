@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
 import re
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -345,3 +348,21 @@ def test_the_hosts_serve_answers_to() -> None:
     assert review_hosts("0.0.0.0", " Review.Example.com , ,10.0.0.5") == [
         "review.example.com", "10.0.0.5"]
 
+
+
+def test_serve_on_any_free_port_announces_the_port_it_got(tmp_path: Path) -> None:
+    """``--port 0``: the address printed is the one the page answers on."""
+    env = {**os.environ, "FASHION_HOME": str(tmp_path),
+           "FASHION_DATABASE_URL": f"sqlite:///{tmp_path / 'catalog.db'}"}
+    server = subprocess.Popen([sys.executable, "-m", "fashion_assets", "review", "serve",
+                               "--port", "0"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = server.stdout.readline() if server.stdout else ""
+        found = re.match(r"review page on (http://127\.0\.0\.1:(\d+)/)", line)
+        assert found and found.group(2) != "0", line
+        # Listening before the line is printed: the request waits for uvicorn to accept it.
+        assert httpx.get(found.group(1), timeout=30).status_code == 200
+    finally:
+        server.terminate()
+        server.wait(30)
