@@ -59,11 +59,11 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
 
 
 def _freeze_long_lived() -> None:
-    """Once per process: collect, then move every object left to the permanent generation,
-    which collections skip. Collected first, so no garbage is kept; what the crawl
-    allocates afterwards is collected as usual."""
+    """Once per process: move every object to the permanent generation, which collections
+    skip; what the crawl allocates afterwards is collected as usual. No collection first:
+    in a run process it found some 575 unreachable objects among 224,000 and took 0.11-0.13
+    s, on the way to the run's first page; those few stay allocated for the process's life."""
     if gc.get_freeze_count() == 0:
-        gc.collect()
         gc.freeze()
 
 

@@ -34,7 +34,7 @@ import httpx
 
 from fashion_assets import settings
 from fashion_assets.launch import registry
-from fashion_assets.launch.graphql import GraphQL
+from fashion_assets.launch.graphql import GraphQL, web_client
 
 STARTUP_DEADLINE_S = 180.0
 """How long ``dagster dev`` has to answer: a loaded 2-core machine imports Dagster in three
@@ -76,11 +76,10 @@ class Deployment:
 
 
 def answers(url: str, client: httpx.Client | None = None) -> bool:
-    """Whether a Dagster webserver answers at ``url``, asked with ``client`` when given (a
-    new client builds its TLS context, a tenth of the command's start for one question)."""
+    """Whether a Dagster webserver answers at ``url``, asked with ``client`` when given."""
     try:
         if client is None:
-            with httpx.Client() as client:
+            with web_client(url) as client:
                 return answers(url, client)
         return client.get(f"{url}/server_info", timeout=5).status_code == 200
     except httpx.HTTPError:
@@ -233,7 +232,7 @@ def _fail_runs_of(deployment_ids: set[str], env: Mapping[str, str] | None) -> li
 
 def _wait_until_up(url: str, watchdog: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + STARTUP_DEADLINE_S
-    with httpx.Client() as client:
+    with web_client(url) as client:
         while not answers(url, client):
             if watchdog.poll() is not None or time.monotonic() > deadline:
                 tail = log.read_text(errors="replace")[-2000:]
