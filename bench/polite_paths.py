@@ -26,14 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.common import Replica, machine_sentence, replica
-from bench.daemon_path import DOC, Result, cli_crawl, daemon_crawl
+from bench.daemon_path import DOC, WARM, Result, cli_crawl, daemon_crawl
 from bench.deployed import warm_bytecode
 from bench.peers import POLITE
 from bench.reliability import publish
 
 HEADING = "Equal politeness on each path (issue 34)"
-WARM = ("import fashion_assets.definitions, fashion_assets.cli, dagster_webserver.cli, "
-        "dagster_celery.cli, dagster._daemon.cli, dagster._grpc.impl")
 
 
 @dataclass(frozen=True)

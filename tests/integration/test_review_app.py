@@ -349,7 +349,6 @@ def test_the_hosts_serve_answers_to() -> None:
         "review.example.com", "10.0.0.5"]
 
 
-
 def test_serve_on_any_free_port_announces_the_port_it_got(tmp_path: Path) -> None:
     """``--port 0``: the address printed is the one the page answers on."""
     env = {**os.environ, "FASHION_HOME": str(tmp_path),
