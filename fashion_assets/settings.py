@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from fashion_assets.domain.numbers import whole_number
 from fashion_assets.sources.registry import SOURCES
 
 
@@ -196,11 +197,8 @@ def positive_int(env: Mapping[str, str], name: str) -> int:
     """Setting ``name`` as a positive integer; a bad value fails with the setting's name
     (checked where the code location loads, not in the middle of a run)."""
     raw = setting(env, name)
-    try:
-        value = int(raw)
-    except ValueError:
-        value = 0
-    if value < 1:
+    value = whole_number(raw, low=1)
+    if value is None:
         raise ValueError(f"{name}={raw!r} must be a positive integer")
     return value
 

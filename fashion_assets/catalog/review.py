@@ -21,7 +21,13 @@ from sqlalchemy.exc import IntegrityError
 from fashion_assets.catalog.db import is_postgres
 from fashion_assets.catalog.entities import ENTITIES, EntityTables, same_entity, same_source
 from fashion_assets.domain.coverage import CoverageRules, incomplete_sql
-from fashion_assets.domain.review import QUEUE_SORTS, REFERENCES, DraftRef, decide_review
+from fashion_assets.domain.review import (
+    QUEUE_SORTS,
+    REFERENCES,
+    DraftRef,
+    decide_review,
+    kept_reason,
+)
 
 # The sibling drafts of draft :id (alias ``d``): other drafts of its entity key, any source,
 # any status. Written once, from entities.same_entity, the definition promotion merges by
@@ -298,6 +304,7 @@ def review(engine: Engine, kind: str, draft_ids: Sequence[int], action: str, *, 
     approved only with ``confirm_no_photos`` (domain/review.py: decide_review).
     """
     t = _tables(kind)
+    reason = kept_reason(reason)
     results = []
     for draft_id in draft_ids:
         ref = DraftRef(kind, draft_id)

@@ -23,15 +23,18 @@ from typing import Any
 from sqlalchemy import Engine
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from fashion_assets.catalog import published
 from fashion_assets.catalog_api.openapi import openapi_document
+from fashion_assets.domain.numbers import in_int64, whole_number
 from fashion_assets.domain.paging import PagingError, page_request
 from fashion_assets.domain.thumbnails import THUMBNAIL, NotAnImage
 from fashion_assets.review_app.media import content_type, thumbnail
+from fashion_assets.review_app.request_text import RefuseControlCharacters
 from fashion_assets.storage import ObjectStore, StoreError, is_object_key
 
 PREFIX = "/api/v1"
@@ -58,7 +61,7 @@ def create_api(engine: Engine, store: ObjectStore, *, cache_s: float = DEFAULT_C
         Route(f"{PREFIX}/photos/{{key}}/thumbnail", api.thumbnail),
         Route(f"{PREFIX}/openapi.json", api.json(lambda request: (200, openapi_document()))),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, middleware=[Middleware(RefuseControlCharacters)])
 
 
 class _Api:
@@ -95,6 +98,8 @@ class _Api:
 
     def album(self, request: Request) -> tuple[int, Any]:
         p = request.path_params
+        if not (in_int64(p["year"]) and in_int64(p["month"])):  # no column holds them
+            return 404, {"error": "no such street-style album in the catalog"}
         found = published.album(self.engine, p["city"], p["year"], p["month"])
         return (404, {"error": "no such street-style album in the catalog"}) if found is None \
             else (200, self._with_photo_urls(request, found))
@@ -231,9 +236,11 @@ def _filters(request: Request, known: Mapping[str, str], numbers: tuple[str, ...
         if value is None or value == "":
             continue
         if name in numbers:
-            if not value.isdigit():
-                raise BadRequest(f"{name} must be a whole number, not {value[:20]!r}")
-            filters[name] = int(value)
+            number = whole_number(value)
+            if number is None:
+                raise BadRequest(f"{name} must be a whole number of at most 64 bits, "
+                                 f"not {value[:20]!r}")
+            filters[name] = number
         else:
             filters[name] = value
     return filters

@@ -17,6 +17,7 @@ import click
 
 from fashion_assets import settings
 from fashion_assets.commands import typed_command
+from fashion_assets.domain.numbers import INT64_MAX, whole_number
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -46,6 +47,28 @@ def checked_slug(value: str, what: str) -> str:
 def slugs(what: str) -> Callable[[click.Context, click.Parameter, Sequence[str]], list[str]]:
     """A callback that checks every value of a repeated option is a slug (``what`` it is)."""
     return lambda ctx, param, values: [checked_slug(v, what) for v in values]
+
+
+class WholeNumber(click.ParamType):
+    """A whole number option or argument from ``low`` to ``high``, by the one rule for
+    numbers from outside (``domain/numbers.py``): click's own ``int`` takes any script's
+    digits, signs and underscores, and numbers no catalog column holds."""
+
+    name = "integer"
+
+    def __init__(self, low: int = 0, high: int = INT64_MAX) -> None:
+        self.low, self.high = low, high
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number: int | None = value if self.low <= value <= self.high else None
+        else:
+            number = whole_number(str(value).strip(), self.low, self.high)
+        if number is None:
+            self.fail(f"{str(value)[:40]!r} is not a whole number from {self.low} to "
+                      f"{self.high}", param, ctx)
+        return number
 
 
 def catalog_engine() -> Engine:

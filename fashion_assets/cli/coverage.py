@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from fashion_assets.cli.common import catalog_engine, echo_json
+from fashion_assets.cli.common import WholeNumber, catalog_engine, echo_json
 
 if TYPE_CHECKING:
     from fashion_assets.catalog.coverage import IncompleteShow
@@ -19,7 +19,7 @@ def coverage() -> None:
 
 
 @coverage.command("list")
-@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--limit", type=WholeNumber(1), default=100, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
 def coverage_list(limit: int, as_json: bool) -> None:
     """Incomplete shows: brand, season, photos stored of expected, and the coverage sensor's
@@ -61,7 +61,7 @@ def _repair_state(show: IncompleteShow, now: datetime) -> str:
 
 @coverage.command("retry")
 @click.option("--brand", default=None, help="Every given-up show of this brand slug.")
-@click.option("--show-id", "show_ids", type=int, multiple=True,
+@click.option("--show-id", "show_ids", type=WholeNumber(), multiple=True,
               help="A given-up show by id (see coverage list); repeat for several.")
 def coverage_retry(brand: str | None, show_ids: tuple[int, ...]) -> None:
     """Let the coverage sensor re-fetch given-up shows again, from a fresh back-off."""

@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from fashion_assets.cli.common import catalog_engine, checked_slug, echo_json, editor, program
+from fashion_assets.cli.common import (
+    WholeNumber,
+    catalog_engine,
+    checked_slug,
+    echo_json,
+    editor,
+    program,
+)
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -61,7 +68,7 @@ def _release_line(release: Release) -> str:
 
 
 @names.command("approve")
-@click.argument("name_id", type=int)
+@click.argument("name_id", type=WholeNumber())
 @click.option("--slug", default=None, help="Slug of the new entity (default: from the name).")
 @click.option("--display-name", default=None, help="Display name (default: the name).")
 def names_approve(name_id: int, slug: str | None, display_name: str | None) -> None:
@@ -76,7 +83,7 @@ def names_approve(name_id: int, slug: str | None, display_name: str | None) -> N
 
 
 @names.command("merge")
-@click.argument("name_id", type=int)
+@click.argument("name_id", type=WholeNumber())
 @click.argument("into")
 def names_merge(name_id: int, into: str) -> None:
     """Merge a pending name into an existing brand or city (INTO is its slug): the name
@@ -88,7 +95,7 @@ def names_merge(name_id: int, into: str) -> None:
 
 
 @names.command("dismiss")
-@click.argument("name_id", type=int)
+@click.argument("name_id", type=WholeNumber())
 def names_dismiss(name_id: int) -> None:
     """Dismiss a pending name (it is no brand or city): its waiting articles are dropped."""
     from fashion_assets.catalog.names import dismiss_name

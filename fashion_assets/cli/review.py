@@ -10,7 +10,13 @@ from typing import Any
 import click
 
 from fashion_assets import settings
-from fashion_assets.cli.common import catalog_engine, echo_json, editor, queue_instance
+from fashion_assets.cli.common import (
+    WholeNumber,
+    catalog_engine,
+    echo_json,
+    editor,
+    queue_instance,
+)
 
 
 @click.group()
@@ -70,8 +76,8 @@ def _summary_line(d: Any) -> str:
 @click.option("--city", default=None, help="Only drafts of this city slug.")
 @click.option("--source", default=None, help="Only drafts from this source (vogue, ...).")
 @click.option("--deleted", is_flag=True, help="Include deleted drafts.")
-@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
-@click.option("--offset", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--limit", type=WholeNumber(1), default=100, show_default=True)
+@click.option("--offset", type=WholeNumber(0), default=0, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
 def review_list(kind: str | None, status: str | None, brand: str | None, city: str | None,
                 source: str | None, deleted: bool, limit: int, offset: int,
@@ -161,10 +167,10 @@ def review_reject(refs: list[Any], reason: str) -> None:
               help="Season code (runway); also sets season, year and type unless given.")
 @click.option("--title", default=None)
 @click.option("--season", default=None, help="Season word (runway), e.g. fall.")
-@click.option("--year", type=int, default=None)
+@click.option("--year", type=WholeNumber(), default=None)
 @click.option("--collection-type", default=None, help="Collection type (runway).")
 @click.option("--city", default=None, help="City slug (either kind: a runway show's city).")
-@click.option("--month", type=int, default=None, help="Month 1-12 (street).")
+@click.option("--month", type=WholeNumber(), default=None, help="Month 1-12 (street).")
 @_REASON
 def review_edit(ref: Any, reason: str, **fields: Any) -> None:
     """Edit a draft's fields (a draft not promoted and not deleted)."""

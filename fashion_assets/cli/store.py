@@ -6,7 +6,13 @@ import sys
 
 import click
 
-from fashion_assets.cli.common import catalog_engine, echo_json, program, run_and_follow
+from fashion_assets.cli.common import (
+    WholeNumber,
+    catalog_engine,
+    echo_json,
+    program,
+    run_and_follow,
+)
 
 
 @click.group()
@@ -15,7 +21,7 @@ def store() -> None:
 
 
 @store.command("missing")
-@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True)
+@click.option("--limit", type=WholeNumber(1), default=100, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
 def store_missing(limit: int, as_json: bool) -> None:
     """Lost photos the store heal could not fetch again: object key, reason, the source URL
@@ -46,7 +52,7 @@ def store_missing(limit: int, as_json: bool) -> None:
 
 
 @store.command("heal")
-@click.option("--batch", type=click.IntRange(min=1), default=None,
+@click.option("--batch", type=WholeNumber(1), default=None,
               help="Referenced photos to check (default FASHION_HEAL_BATCH).")
 @click.option("--json", "as_json", is_flag=True, help="Print the tick's figures as JSON.")
 def store_heal(batch: int | None, as_json: bool) -> None:

@@ -24,6 +24,7 @@ import httpx
 from fashion_assets.crawl.resolver import AddressRefused
 from fashion_assets.crawl.transport import Answer
 from fashion_assets.domain.hosts import HostDecision
+from fashion_assets.domain.numbers import delay_seconds, whole_number
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 
@@ -168,10 +169,10 @@ async def _read_body(url: str, response: Answer, max_bytes: int,
         # own against bombs. Refused, it is recorded for what it is.
         return Fetched(url, url, status, b"", None, 1, "unexpected_encoding",
                        f"body sent with Content-Encoding {encoding!r}, identity was asked")
-    declared = response.header("content-length")
-    if declared and declared.isdigit() and int(declared) > max_bytes:
+    declared = whole_number((response.header("content-length") or "").strip())
+    if declared is not None and declared > max_bytes:
         return Fetched(url, url, status, b"", None, 1, "too_large",
-                       f"body of {int(declared)} bytes exceeds the cap of {max_bytes}")
+                       f"body of {declared} bytes exceeds the cap of {max_bytes}")
     chunks = []
     size = 0
     window_start, window_size = time.monotonic(), 0
@@ -193,7 +194,7 @@ async def _read_body(url: str, response: Answer, max_bytes: int,
         raise Retry("truncated", f"body cut after {size} bytes: {type(exc).__name__}"
                     ) from None
     counters.bytes_received += size
-    if declared and declared.isdigit() and size != int(declared):
+    if declared is not None and size != declared:
         raise Retry("truncated", f"body of {size} bytes, {declared} announced")
     return Fetched(url, url, status, b"".join(chunks), response.header("content-type"), 1)
 
@@ -203,8 +204,8 @@ def retry_after_s(value: str | None) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    if (seconds := delay_seconds(value)) is not None:
+        return seconds
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

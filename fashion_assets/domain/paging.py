@@ -15,6 +15,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from fashion_assets.domain.numbers import in_int64, whole_number
+
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
 
@@ -44,7 +46,8 @@ def decode_cursor(cursor: str, shape: Sequence[type]) -> tuple[str | int, ...]:
     except (binascii.Error, ValueError, UnicodeDecodeError) as error:
         raise PagingError(f"the cursor {cursor[:40]!r} is not one this API gave") from error
     if (not isinstance(key, list) or len(key) != len(shape)
-            or not all(type(part) is kind for part, kind in zip(key, shape, strict=True))):
+            or not all(type(part) is kind for part, kind in zip(key, shape, strict=True))
+            or not all(in_int64(part) for part in key if type(part) is int)):
         raise PagingError(f"the cursor {cursor[:40]!r} is not one this listing gave")
     return tuple(key)
 
@@ -54,10 +57,8 @@ def page_request(limit: str | None, cursor: str | None, shape: Sequence[type]) -
     if limit is None or limit == "":
         size = DEFAULT_LIMIT
     else:
-        try:
-            size = int(limit)
-        except ValueError:
-            raise PagingError(f"limit must be a whole number, not {limit[:20]!r}") from None
-        if not 1 <= size <= MAX_LIMIT:
-            raise PagingError(f"limit must be between 1 and {MAX_LIMIT}, not {size}")
+        size = whole_number(limit, low=1, high=MAX_LIMIT)
+        if size is None:
+            raise PagingError(f"limit must be a whole number from 1 to {MAX_LIMIT}, "
+                              f"not {limit[:20]!r}")
     return PageRequest(size, decode_cursor(cursor, shape) if cursor else None)

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fashion_assets.domain.numbers import whole_number
+from fashion_assets.domain.text import clean_text
 from fashion_assets.domain.titles import (
     COLLECTION_TYPES,
     MAX_STORED_TITLE_CHARS,
@@ -59,6 +61,16 @@ class DraftRef:
 
 # The largest id a draft can have: PostgreSQL's BIGSERIAL, SQLite's INTEGER.
 MAX_DRAFT_ID = 2 ** 63 - 1
+
+
+MAX_REASON_CHARS = 2000
+
+
+def kept_reason(reason: str) -> str:
+    """An editor's reason (a rejection's, an edit's, a bulk action's) as the catalog keeps
+    it: by the rule for kept text (``text.py: clean_text``), so no escape sequence or
+    reordering mark reaches the terminal of ``review show`` or the page's audit trail."""
+    return clean_text(reason, MAX_REASON_CHARS)
 
 
 def parse_draft_ref(text: str) -> DraftRef:
@@ -228,14 +240,13 @@ def _one_of(what: str, allowed: tuple[str, ...]):  # -> Callable[[Any], str]
 
 def _integer(what: str, low: int, high: int):  # -> Callable[[Any], int]
     def check(value: Any) -> int:
-        if isinstance(value, bool):
-            raise ValueError(f"{what} must be a whole number")
-        try:
-            number = int(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{what} must be a whole number, not {value!r}") from None
+        if isinstance(value, bool) or not isinstance(value, int | str):
+            raise ValueError(f"{what} must be a whole number, not {value!r}"[:200])
+        number = value if isinstance(value, int) else whole_number(value.strip())
+        if number is None:
+            raise ValueError(f"{what} must be a whole number, not {value!r}"[:200])
         if not low <= number <= high:
-            raise ValueError(f"{what} {number} is outside {low}..{high}")
+            raise ValueError(f"{what} {number} is outside {low}..{high}"[:200])
         return number
     return check
 

@@ -1,6 +1,7 @@
-"""The one rule for text a source sends that the catalog keeps and people read: titles and
-names, whichever source and page they come from (``titles.stored_title``,
-``names.clean_name``).
+"""The rules for text from outside: what the catalog keeps and people read (titles and names
+whichever source and page they come from, ``titles.stored_title``, ``names.clean_name``;
+editors' reasons, ``review.kept_reason``), and what a request may carry at all
+(``refused_character``).
 
 Sources send what they like: a title ending in a terminal escape (``\\x1b[0m`` recolours
 the terminal that lists it), control characters, bidirectional overrides that reorder what
@@ -31,3 +32,19 @@ def clean_text(text: str, limit: int) -> str:
     kept = "".join(" " if c in _SPACING else c for c in text
                    if c in _SPACING or c in _JOINERS or unicodedata.category(c)[0] != "C")
     return " ".join(kept.split())[:limit]
+
+
+# Control characters a form's text may hold: tab and the line breaks of a text area.
+_FORM_SPACING = frozenset("\t\n\r")
+
+
+def refused_character(text: str) -> str | None:
+    """The first control character of ``text`` that no request may carry (NUL, escape, the
+    other C0 and C1 controls but tab, CR and LF), or None. A filter, a name, a cursor or a
+    path holding one names nothing in the catalog, PostgreSQL refuses a NUL in any string,
+    and an escape reaches the terminal or page that shows it: refused where the request is
+    read (``review_app/security.py``), a 400 that names the character."""
+    for c in text:
+        if c not in _FORM_SPACING and unicodedata.category(c) == "Cc":
+            return c
+    return None

@@ -31,6 +31,9 @@ class FaultPlan:
     error_5xx: float = 0.0
     rate_429: float = 0.0
     retry_after_s: float = 1.0
+    # The 429's Retry-After header as sent, when set: a value a client may not read ("²",
+    # a date in the wrong format); the window is ``retry_after_s`` either way.
+    retry_after_header: str = ""
     drop: float = 0.0
     timeout: float = 0.0
     hang_s: float = 30.0
@@ -102,7 +105,8 @@ class Faults:
             retry_after = max(1, math.ceil(plan.retry_after_s))
             window_end = max(self.windows.get(origin, (0.0, 0.0))[1], loop.time() + retry_after)
             self.windows[origin] = (loop.time(), window_end)
-            return Reply(429, b"Too Many Requests", headers={"Retry-After": str(retry_after)})
+            return Reply(429, b"Too Many Requests",
+                         headers={"Retry-After": plan.retry_after_header or str(retry_after)})
         if draws.error < plan.error_5xx:
             return Reply((500, 502, 503)[int(draws.status_pick * 3)], b"Server Error")
         if draws.soft < plan.soft_404 and kind == "page":

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
 
 from sqlalchemy import Engine
 from starlette.applications import Starlette
@@ -47,25 +46,27 @@ from fashion_assets.catalog.review import (
 )
 from fashion_assets.domain.coverage import CoverageRules
 from fashion_assets.domain.looks import PairDecision
+from fashion_assets.domain.numbers import whole_number
 from fashion_assets.domain.passwords import DEFAULT_COST, ScryptCost
 from fashion_assets.domain.progress import STUCK_THRESHOLD_S
-from fashion_assets.domain.review import (
-    ACTIONS,
-    EDITABLE,
-    KINDS,
-    STATUSES,
-    DraftRef,
-    DraftRefError,
-    parse_draft_ref,
-)
+from fashion_assets.domain.review import ACTIONS, EDITABLE, KINDS, STATUSES, DraftRef
 from fashion_assets.domain.sessions import DEFAULT_SESSION_RULES, SessionRules
 from fashion_assets.domain.sign_in_limits import DEFAULT_SIGN_IN_LIMITS, SignInLimits
 from fashion_assets.domain.thumbnails import THUMBNAIL, NotAnImage
 from fashion_assets.review_app.access import Access
 from fashion_assets.review_app.admin import EditorAdmin
 from fashion_assets.review_app.media import content_type, first_photos, thumbnail
-from fashion_assets.review_app.queue_view import QueueView, QueueViewError
+from fashion_assets.review_app.queue_view import (
+    QueueView,
+    QueueViewError,
+    draft_link,
+    draft_ref,
+    form_query,
+    page_url,
+)
 from fashion_assets.review_app.rendering import CRAWLER_HEADERS
+from fashion_assets.review_app.request_text import RefuseControlCharacters as NoControls
+from fashion_assets.review_app.request_text import RefusedText, refused_answer
 from fashion_assets.review_app.security import EveryAnswerHeaders, form_cookie_key
 from fashion_assets.status import crawler_status
 from fashion_assets.storage import ObjectStore, StoreError, is_object_key
@@ -133,7 +134,9 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
     if hosts is not None:
         middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts),
                                         www_redirect=False))
-    app = Starlette(routes=routes, middleware=[Middleware(EveryAnswerHeaders), *middleware])
+    app = Starlette(routes=routes, exception_handlers={RefusedText: refused_answer},
+                    middleware=[Middleware(EveryAnswerHeaders),
+                                Middleware(NoControls), *middleware])
     # No redirect to the same path with or without a trailing slash: Starlette builds its
     # Location from the request's Host header, which the client chooses.
     app.router.redirect_slashes = False
@@ -187,7 +190,7 @@ class _Pages:
             view = QueueView.from_query(request.query_params, position="pos")
         except QueueViewError as exc:
             return PlainTextResponse(str(exc), 400)
-        ref = _ref(request.path_params["ref"])
+        ref = draft_ref(request.path_params["ref"])
         detail = None
         if ref is not None:
             try:
@@ -203,7 +206,7 @@ class _Pages:
         except StoreError:  # photos to hash unreadable now: the page without its looks
             looks = DraftLooks((), ())
         editable = [(name, detail.fields.get(name)) for name in EDITABLE[ref.kind]]
-        return self.render(request, "draft.html", d=detail, ref=_link(ref), thumbs=thumbs,
+        return self.render(request, "draft.html", d=detail, ref=draft_link(ref), thumbs=thumbs,
                            looks=looks, editable=editable, queue=view.query(position="pos"),
                            skip=await self._at(view, view.pos + 1),
                            back=view.query(pos=view.pos - view.pos % PAGE_SIZE))
@@ -214,14 +217,14 @@ class _Pages:
             return form
         editor = await self.access.editor(request)
         assert editor is not None  # checked_form let the request through
-        ref, action = _ref(request.path_params["ref"]), request.path_params["action"]
+        ref, action = draft_ref(request.path_params["ref"]), request.path_params["action"]
         if ref is None or action not in ACTIONS:
             return PlainTextResponse("no such draft or action", 404)
         try:
-            view = QueueView.from_query(_query(form.get("queue", "")), position="pos")
+            view = QueueView.from_query(form_query(form.get("queue", "")), position="pos")
         except QueueViewError as exc:
             return PlainTextResponse(str(exc), 400)
-        here = _url(f"/drafts/{_link(ref)}", view.query(position="pos"))
+        here = page_url(f"/drafts/{draft_link(ref)}", view.query(position="pos"))
         try:
             changes = await run_in_threadpool(self._changes, ref, form) if action == "edit" else {}
         except ReviewError as exc:
@@ -246,7 +249,7 @@ class _Pages:
             return form
         editor = await self.access.editor(request)
         assert editor is not None  # checked_form let the request through
-        ref = _ref(request.path_params["ref"])
+        ref = draft_ref(request.path_params["ref"])
         if ref is None:
             return PlainTextResponse("no such draft", 404)
         first, second = form.get("first", ""), form.get("second", "")
@@ -256,7 +259,7 @@ class _Pages:
             return PlainTextResponse("a look decision is 'same' or 'different', on two photo"
                                      " keys", 400)
         try:
-            view = QueueView.from_query(_query(form.get("queue", "")), position="pos")
+            view = QueueView.from_query(form_query(form.get("queue", "")), position="pos")
         except QueueViewError as exc:
             return PlainTextResponse(str(exc), 400)
         try:
@@ -265,7 +268,7 @@ class _Pages:
             self.flash(request, True, said)
         except LookDecisionError as exc:
             self.flash(request, False, f"refused: {exc}")
-        return RedirectResponse(_url(f"/drafts/{_link(ref)}", view.query(position="pos"))
+        return RedirectResponse(page_url(f"/drafts/{draft_link(ref)}", view.query(position="pos"))
                                 + "#looks", 303)
 
     async def _at(self, view: QueueView, pos: int) -> str:
@@ -273,8 +276,9 @@ class _Pages:
         when the queue has no draft there (its end)."""
         found = await run_in_threadpool(self._list, view, limit=1, offset=pos)
         if not found:
-            return _url("/", view.query(pos=0))
-        return _url(f"/drafts/{found[0].kind}:{found[0].id}", view.query(position="pos", pos=pos))
+            return page_url("/", view.query(pos=0))
+        return page_url(f"/drafts/{found[0].kind}:{found[0].id}",
+                        view.query(position="pos", pos=pos))
 
     async def bulk(self, request: Request) -> Response:
         """Approve or reject every draft of a queue at once: the drafts the queue lists now
@@ -287,20 +291,20 @@ class _Pages:
         editor = await self.access.editor(request)
         assert editor is not None  # checked_form let the request through
         try:
-            view = QueueView.from_query(_query(form.get("queue", "")))
+            view = QueueView.from_query(form_query(form.get("queue", "")))
         except QueueViewError as exc:
             return PlainTextResponse(str(exc), 400)
-        action, shown = form.get("action", ""), form.get("count", "")
-        if action not in _NEW_STATUS or not shown.isdigit() or len(shown) > 6:
+        action, shown = form.get("action", ""), whole_number(form.get("count", ""), high=999_999)
+        if action not in _NEW_STATUS or shown is None:
             return PlainTextResponse("a bulk action is approve or reject, with the count of"
                                      " drafts it was confirmed for", 400)
-        queue = _url("/", view.query(pos=0))
+        queue = page_url("/", view.query(pos=0))
         if form.get("confirm") != "1":
             self.flash(request, False, f"nothing done: tick the box to {action} all of them")
             return RedirectResponse(queue, 303)
         drafts = await run_in_threadpool(self._list, replace(view, pos=0),
                                          limit=BULK_MAX + 1, offset=0)
-        if len(drafts) != int(shown) or len(drafts) > BULK_MAX:
+        if len(drafts) != shown or len(drafts) > BULK_MAX:
             self.flash(request, False, f"nothing done: the queue holds {len(drafts)} drafts"
                        f" now, not the {shown} you confirmed; look at it again"
                        if len(drafts) <= BULK_MAX else
@@ -391,25 +395,3 @@ class _Pages:
             return refused
         return JSONResponse(await run_in_threadpool(self._crawler_data),
                             headers=_JSON_HEADERS)
-
-
-def _ref(text: str) -> DraftRef | None:
-    try:
-        return parse_draft_ref(text)
-    except DraftRefError:
-        return None
-
-
-def _link(ref: DraftRef) -> str:
-    """Always ``kind:id`` in URLs, so a link says which sequence its number is from."""
-    return f"{ref.kind}:{ref.id}"
-
-
-def _query(text: str) -> dict[str, str]:
-    """A queue's query string, as a form's hidden field carries it back."""
-    return dict(parse_qsl(text, keep_blank_values=False)[:20])
-
-
-
-def _url(path: str, query: str) -> str:
-    return f"{path}?{query}" if query else path

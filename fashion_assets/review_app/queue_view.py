@@ -11,9 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
-from fashion_assets.domain.review import KINDS, QUEUE_SORTS, STATUSES
+from fashion_assets.domain.numbers import whole_number
+from fashion_assets.domain.review import (
+    KINDS,
+    QUEUE_SORTS,
+    STATUSES,
+    DraftRef,
+    DraftRefError,
+    parse_draft_ref,
+)
+from fashion_assets.review_app.request_text import check_fields
 
 MAX_OFFSET = 10 ** 9  # far beyond any archive; larger offsets overflow the database's integers
 FILTERS = ("kind", "brand", "city", "source")
@@ -90,7 +99,32 @@ class QueueView:
 
 
 def _position(text: str) -> int:
-    text = text.strip() or "0"
-    if not text.isdigit() or len(text) > len(str(MAX_OFFSET)) or int(text) > MAX_OFFSET:
+    position = whole_number(text.strip() or "0", high=MAX_OFFSET)
+    if position is None:
         raise QueueViewError(f"the position must be a whole number from 0 to {MAX_OFFSET}")
-    return int(text)
+    return position
+
+
+def form_query(text: str) -> dict[str, str]:
+    """A queue's query string, as a form's hidden field carries it back: held to the rule
+    for request text once decoded (``request_text.py``), as the page's own query is."""
+    pairs = parse_qsl(text, keep_blank_values=False)[:20]
+    check_fields("queue parameter", pairs)
+    return dict(pairs)
+
+
+def page_url(path: str, query: str) -> str:
+    return f"{path}?{query}" if query else path
+
+
+def draft_ref(text: str) -> DraftRef | None:
+    """The draft a URL's ``kind:id`` names, or None when it names none."""
+    try:
+        return parse_draft_ref(text)
+    except DraftRefError:
+        return None
+
+
+def draft_link(ref: DraftRef) -> str:
+    """Always ``kind:id`` in URLs, so a link says which sequence its number is from."""
+    return f"{ref.kind}:{ref.id}"

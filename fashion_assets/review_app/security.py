@@ -20,6 +20,8 @@ from urllib.parse import parse_qsl
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from fashion_assets.review_app.request_text import check_fields
+
 # On every answer, static files and errors included: no type sniffing (a photo or a script
 # is read as what it is declared), no framing, no referrer beyond this site.
 EVERY_ANSWER_HEADERS = {
@@ -71,9 +73,11 @@ async def read_form(request: Request) -> dict[str, str] | None:
         if len(body) > MAX_FORM_BYTES:
             return None
     try:
-        return dict(parse_qsl(body.decode("utf-8"), keep_blank_values=True))
+        fields = parse_qsl(body.decode("utf-8"), keep_blank_values=True)
     except (UnicodeDecodeError, ValueError):
         return None
+    check_fields("form field", fields)  # RefusedText: a 400 (``request_text.py``)
+    return dict(fields)
 
 
 def is_loopback(host: str) -> bool:

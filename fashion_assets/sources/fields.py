@@ -11,6 +11,7 @@ import re
 import unicodedata
 from typing import Any
 
+from fashion_assets.domain.numbers import whole_number
 from fashion_assets.sources.errors import PageParseError
 
 # Real pages weigh a few MB at most; anything this large is not a page we know how to read.
@@ -27,7 +28,6 @@ MAX_DIMENSION = 100_000
 # A site slug as it may go into a URL path.
 SLUG_RE = re.compile(r"[a-z0-9-]{1,120}")
 # Bounded so a digit string of absurd length never reaches int().
-DIGITS_RE = re.compile(r"[0-9]{1,9}")
 # Control characters and lone surrogates (what a JSON "\u0000" or "\ud800" escape decodes
 # to): no display text or URL needs them, PostgreSQL cannot store NUL and no database driver
 # can encode a lone surrogate, so one of them in a title would fail the whole write.
@@ -65,8 +65,8 @@ def dimension(value: Any) -> int | None:
         return None
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if isinstance(value, str) and DIGITS_RE.fullmatch(value.strip()):
-        value = int(value)
+    if isinstance(value, str):
+        value = whole_number(value.strip(), high=MAX_DIMENSION)
     if isinstance(value, int) and 0 < value <= MAX_DIMENSION:
         return value
     return None

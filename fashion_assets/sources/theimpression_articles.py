@@ -16,7 +16,7 @@ from parsel import Selector
 from fashion_assets.domain.hosts import HostPolicy, check_url
 from fashion_assets.sources import theimpression_markup as markup
 from fashion_assets.sources.errors import PageParseError
-from fashion_assets.sources.fields import DIGITS_RE, clean_text, dimension, quote
+from fashion_assets.sources.fields import clean_text, dimension, quote
 
 _DENSITY_RE = re.compile(r"[0-9]{1,4}(?:\.[0-9]{1,4})?")
 # Blocks inside an article body whose images are not gallery photos. "ad" is matched as a
@@ -224,8 +224,8 @@ def _candidate(url: str, descriptors: list[str]) -> _Candidate:
     width = density = None
     for descriptor in descriptors:
         number, unit = descriptor[:-1], descriptor[-1:].lower()
-        if unit == "w" and DIGITS_RE.fullmatch(number):
-            width = dimension(int(number))
+        if unit == "w":
+            width = dimension(number)
         elif unit == "x" and _DENSITY_RE.fullmatch(number) and float(number) > 0:
             density = float(number)
     return _Candidate(url, width, density)

@@ -155,9 +155,18 @@ def test_filters_and_pages_answer_and_bad_parameters_are_refused(
             break
     assert seen == query(database_url, "SELECT brand_slug, season_code FROM brand_runways"
                                        " ORDER BY brand_slug, season_code")
+    # A number is ASCII digits a 64-bit column holds: no superscript (str.isdigit says
+    # yes, int no), no other script's digit, nothing past 64 bits (SQLite's overflow).
     for params in ({"year": "last"}, {"limit": "0"}, {"limit": "201"}, {"cursor": "abc"},
-                   {"colour": "red"}):
+                   {"colour": "red"}, {"year": "\u00b2"}, {"year": "\u0663"},
+                   {"year": "99999999999999999999999"}, {"limit": "\u00b2"}):
         assert "error" in get(api, "/shows", status=400, **params)
+    # A NUL reached PostgreSQL (a 500 there): refused before any route, path or query.
+    for path, params in (("/shows", {"brand": "x\x00"}), ("/shows", {"cursor": "\x00"}),
+                         ("/shows/x%00/spring-2020-ready-to-wear", {})):
+        answer = api.get(f"/api/v1{path}", params=params)
+        assert answer.status_code == 400 and "control character" in answer.text, path
+    assert api.get(f"/api/v1/street/paris/{2 ** 80}/1").status_code == 404
     get(api, "/brands", status=400, brand="x")
 
 

@@ -94,6 +94,24 @@ def test_no_request_is_sent_inside_a_retry_after_window(
     assert stats.retry_after_violations == 0
 
 
+@pytest.mark.parametrize("header", ["\u00b2", "\u0663", "1_0", "+5", " ", "9" * 400])
+def test_a_retry_after_no_rule_reads_as_seconds_is_a_429_like_any_other(
+        replica: ReplicaServer, faults: Callable[..., None], header: str) -> None:
+    """A superscript digit (``str.isdigit`` says yes, ``float`` no), another script's digit,
+    an underscore, a sign, a blank: retried with the client's own backoff, never an error
+    that escapes the fetcher. 400 nines read as a window too long to wait."""
+    faults(rate_429=0.3, retry_after_s=1, retry_after_header=header, seed=5)
+    urls = photo_urls(replica, 12)
+
+    results = fetch_all(replica, urls, retries=10, host_concurrency=1)
+
+    assert replica.stats().by_status.get(429, 0) > 0
+    if header == "9" * 400:
+        assert {r.error for r in results if not r.ok} == {"retry_after_too_long"}
+    else:
+        assert all(r.ok for r in results)
+
+
 def test_a_request_waiting_out_retry_after_also_waits_for_a_window_extended_meanwhile(
         replica: ReplicaServer, faults: Callable[..., None]) -> None:
     """A 429 read while a request sleeps until the old window's end extends its wait.
