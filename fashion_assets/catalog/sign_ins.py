@@ -10,10 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Engine, bindparam, text
+from sqlalchemy import Connection, Engine, bindparam, text
 
-from fashion_assets.catalog.db import is_postgres, utc_naive, utc_naive_now
-from fashion_assets.domain.sign_in_limits import Failures, SignInLimits, after_failure, locked_for
+from fashion_assets.catalog.db import utc_naive, utc_naive_now
+from fashion_assets.domain.sign_in_limits import (
+    Failures,
+    SignInLimits,
+    admit,
+    locked_for,
+    refunded,
+)
 
 
 def account_subject(name: str) -> str:
@@ -22,12 +28,6 @@ def account_subject(name: str) -> str:
 
 def address_subject(address: str) -> str:
     return f"address:{address}"
-
-
-def locked_seconds(engine: Engine, subjects: Sequence[str], now: datetime | None = None
-                   ) -> float:
-    """Seconds until every one of ``subjects`` may sign in again (0: now)."""
-    return max(locked_each(engine, subjects, now).values(), default=0.0)
 
 
 def locked_each(engine: Engine, subjects: Sequence[str], now: datetime | None = None
@@ -43,33 +43,59 @@ def locked_each(engine: Engine, subjects: Sequence[str], now: datetime | None = 
     return {subject: found.get(subject, 0.0) for subject in subjects}
 
 
-def record_failure(engine: Engine, subject: str, limit: int, rules: SignInLimits,
-                   now: datetime | None = None) -> Failures:
-    """One more failed sign-in of ``subject``; its counter afterwards."""
+# Take the subject's row lock, creating the row on first use (a lock on no row would let two
+# first attempts both count from zero); the no-op update is what takes the lock (a row lock
+# on PostgreSQL; SQLite's BEGIN IMMEDIATE holds the write lock anyway).
+_LOCK_SUBJECT = text(
+    "INSERT INTO sign_in_failures (subject, failures, first_failure_at) VALUES (:subject, 0,"
+    " :now) ON CONFLICT (subject) DO UPDATE SET subject = excluded.subject"
+    " RETURNING failures, first_failure_at, locked_until")
+_WRITE = text("UPDATE sign_in_failures SET failures = :failures, first_failure_at = :first,"
+              " locked_until = :until WHERE subject = :subject")
+
+
+def take_attempt(engine: Engine, limits: Sequence[tuple[str, int]], rules: SignInLimits,
+                 now: datetime | None = None) -> float:
+    """Admit one sign-in attempt of every subject of ``limits`` (subject, its limit), all in
+    one transaction, the rows locked in subject order: 0.0 when admitted (each counted as a
+    failure already: ``sign_in_limits.admit``), else the seconds until the lockout ends
+    (nothing counted). Whatever the number of attempts at once, at most a subject's limit
+    are admitted per window."""
     now = now or utc_naive_now()
     with engine.begin() as conn:
-        lock = " FOR UPDATE" if is_postgres(engine) else ""
-        row = conn.execute(text("SELECT failures, first_failure_at, locked_until"
-                                f" FROM sign_in_failures WHERE subject = :subject{lock}"),
-                           {"subject": subject}).first()
-        failures = after_failure(Failures() if row is None else _failures(row), now, limit,
-                                 rules)
-        values = {"subject": subject, "failures": failures.count,
-                  "first": failures.first_at, "until": failures.locked_until}
-        conn.execute(text("INSERT INTO sign_in_failures (subject, failures, first_failure_at,"
-                          " locked_until) VALUES (:subject, :failures, :first, :until)"
-                          " ON CONFLICT (subject) DO UPDATE SET failures = excluded.failures,"
-                          " first_failure_at = excluded.first_failure_at,"
-                          " locked_until = excluded.locked_until"), values)
-    return failures
+        decided = []
+        for subject, limit in sorted(limits):
+            row = conn.execute(_LOCK_SUBJECT, {"subject": subject, "now": now}).one()
+            decided.append((subject, _failures(row), admit(_failures(row), now, limit, rules)))
+        wait = max((locked_for(before, now) for _, before, (ok, _) in decided if not ok),
+                   default=0.0)
+        if wait > 0:
+            return wait
+        for subject, _, (_, after) in decided:
+            _write(conn, subject, after)
+    return 0.0
+
+
+def refund_attempt(engine: Engine, subject: str) -> None:
+    """Take back one admitted attempt of ``subject`` (it succeeded)."""
+    with engine.begin() as conn:
+        row = conn.execute(_LOCK_SUBJECT, {"subject": subject, "now": utc_naive_now()}).one()
+        _write(conn, subject, refunded(_failures(row)))
+
+
+def _write(conn: Connection, subject: str, failures: Failures) -> None:
+    conn.execute(_WRITE, {"subject": subject, "failures": failures.count,
+                          "first": failures.first_at, "until": failures.locked_until})
 
 
 def clear_failures(engine: Engine, subject: str) -> bool:
-    """Forget ``subject``'s failures and lift its lockout; whether there were any."""
+    """Forget ``subject``'s failures and lift its lockout; whether there were any (a row
+    of no failure is what an attempt's lock leaves)."""
     with engine.begin() as conn:
-        result = conn.execute(text("DELETE FROM sign_in_failures WHERE subject = :subject"),
-                              {"subject": subject})
-    return bool(result.rowcount)
+        rows = conn.execute(text("DELETE FROM sign_in_failures WHERE subject = :subject"
+                                 " RETURNING failures, locked_until"),
+                            {"subject": subject}).all()
+    return any(row.failures > 0 or row.locked_until is not None for row in rows)
 
 
 def _failures(row) -> Failures:  # type: ignore[no-untyped-def]

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fashion_assets.domain.numbers import in_int64, whole_number
+from fashion_assets.domain.text import refused_character
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -47,9 +48,21 @@ def decode_cursor(cursor: str, shape: Sequence[type]) -> tuple[str | int, ...]:
         raise PagingError(f"the cursor {cursor[:40]!r} is not one this API gave") from error
     if (not isinstance(key, list) or len(key) != len(shape)
             or not all(type(part) is kind for part, kind in zip(key, shape, strict=True))
-            or not all(in_int64(part) for part in key if type(part) is int)):
+            or not all(in_int64(part) for part in key if type(part) is int)
+            or any(refused_character(part) or (not part.isascii() and _lone_surrogate(part))
+                   for part in key if type(part) is str)):
         raise PagingError(f"the cursor {cursor[:40]!r} is not one this listing gave")
     return tuple(key)
+
+
+def _lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds half a surrogate pair (JSON's ``\\ud800``): no database
+    encoding takes one."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def page_request(limit: str | None, cursor: str | None, shape: Sequence[type]) -> PageRequest:

@@ -7,6 +7,13 @@ editors). When either reaches its limit, that account or address is locked out f
 guesser costs the server no hash). A success clears the account's counter; an admin can
 lift an account's lockout early (``fashion-assets editors unlock``).
 
+A sign-in attempt is counted as a failure **before** its password is checked (``admit``),
+in one transaction over its subjects' rows: N guesses sent at once for one account are
+admitted one after the other, and at most the limit of them reach the password check (the
+lock was read before any failure was recorded, so 16 parallel guesses were all checked).
+A success then clears the account's counter and takes its attempt back from the address's
+(``refunded``), so signing in never counts against an address.
+
 With the defaults an online guesser gets at most 5 tries per account per 15 minutes, about
 480 a day, whatever the number of addresses it uses against one editor.
 """
@@ -55,3 +62,20 @@ def after_failure(failures: Failures, now: datetime, limit: int,
     if failures.count >= limit:
         failures = replace(failures, locked_until=now + timedelta(seconds=rules.lockout_s))
     return failures
+
+
+def admit(failures: Failures, now: datetime, limit: int, rules: SignInLimits
+          ) -> tuple[bool, Failures]:
+    """Whether one more attempt of ``failures``' subject may check a password at ``now``,
+    and the counter afterwards: a locked subject is refused and unchanged; an admitted
+    attempt is counted as a failure now (``after_failure``), so the one that reaches the
+    limit is still checked and every later one is refused until the lockout ends."""
+    if locked_for(failures, now) > 0:
+        return False, failures
+    return True, after_failure(failures, now, limit, rules)
+
+
+def refunded(failures: Failures) -> Failures:
+    """The counter with one admitted attempt taken back (it succeeded); a lockout it led to
+    stays, the other attempts having failed."""
+    return replace(failures, count=max(0, failures.count - 1))

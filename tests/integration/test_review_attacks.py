@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import http.client
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -47,6 +48,7 @@ from sqlalchemy import Engine
 
 from fashion_assets.catalog.editors import set_disabled
 from fashion_assets.cli import main
+from fashion_assets.domain.passwords import ScryptCost
 from fashion_assets.domain.sign_in_limits import SignInLimits
 from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, object_key, open_store
@@ -54,6 +56,7 @@ from tests.integration.test_review_app import (
     CHEAP,
     EDITOR,
     PASSWORD,
+    add_editors,
     cookie_header,
     draft_state,
     photo_keys,
@@ -263,6 +266,30 @@ def test_repeated_wrong_passwords_lock_the_account_until_an_admin_unlocks_it(
                                          "FASHION_HOME": str(tmp_path)})
         assert (result.exit_code, result.output) == (0, "ana may sign in again\n")
         assert attempt(guesser, "ana", PASSWORD).status_code == 303
+
+
+@pytest.mark.parametrize("guesses", [16, 32])
+def test_guesses_sent_at_once_are_checked_up_to_the_limit_and_no_more(
+        engine: Engine, store: ObjectStore, guesses: int) -> None:
+    """Issue 36: 16 wrong passwords for one account sent at once were all checked (the lock
+    was read before any failure was recorded), each check a scrypt hash. Now each attempt
+    is counted before its check, in one transaction: 5 checked (401), the rest refused
+    (429) without a hash. The hash here costs 16 MB and milliseconds, so the old race
+    showed: every request read the lock before the first check ended."""
+    limits = SignInLimits(per_account=5, per_address=1000, window_s=900, lockout_s=900)
+    add_editors(engine, "ana")
+    app = create_app(engine, store, password_cost=ScryptCost(log2_n=14), sign_in_limits=limits)
+    with serve(app) as url:
+        clients = [httpx.Client(base_url=url, timeout=60) for _ in range(guesses)]
+        tokens = [token(client.get("/login").text) for client in clients]
+
+        def guess(n: int) -> int:
+            return clients[n].post("/login", data={"csrf_token": tokens[n], "name": "ana",
+                                                   "password": f"guess {n}"}).status_code
+
+        with ThreadPoolExecutor(guesses) as pool:
+            statuses = sorted(pool.map(guess, range(guesses)))
+    assert statuses == [401] * 5 + [429] * (guesses - 5)
 
 
 def test_one_address_guessing_many_accounts_is_locked_out(

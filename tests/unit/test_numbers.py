@@ -20,6 +20,7 @@ from fashion_assets.domain.numbers import (
     whole_number,
 )
 from fashion_assets.domain.paging import PagingError, decode_cursor, encode_cursor, page_request
+from fashion_assets.domain.text import refused_character
 
 ORACLE = re.compile(f"[0-9]{{1,{MAX_DIGITS}}}")  # [0-9] is ASCII whatever the flags
 # Digits of other scripts and lookalikes, signs, separators, NUL: what ``int`` or
@@ -100,3 +101,16 @@ def test_a_command_refuses_a_number_outside_the_rule_in_one_usage_line(args: lis
 
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2 and "is not a whole number" in result.output, result.output
+
+
+@given(st.lists(st.text(), min_size=1, max_size=3))
+def test_a_cursor_carries_no_control_character(key: list[str]) -> None:
+    """A NUL in a cursor's text reached PostgreSQL (a 500), half a surrogate pair no
+    database encodes: such a cursor is refused."""
+    cursor = encode_cursor(key)
+    if any(refused_character(part) or any("\ud800" <= c <= "\udfff" for c in part)
+           for part in key):
+        with pytest.raises(PagingError):
+            decode_cursor(cursor, [str] * len(key))
+    else:
+        assert decode_cursor(cursor, [str] * len(key)) == tuple(key)

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from fashion_assets.domain.sign_in_limits import (
     DEFAULT_SIGN_IN_LIMITS,
     Failures,
     SignInLimits,
+    admit,
     after_failure,
     locked_for,
+    refunded,
 )
 
 T0 = datetime(2026, 12, 4, 9, 0)
@@ -51,3 +56,30 @@ def test_the_defaults_give_five_tries_per_account_per_quarter_hour() -> None:
         failures = after_failure(failures, T0 + timedelta(seconds=n), rules.per_account, rules)
     assert locked_for(failures, T0 + timedelta(seconds=5)) > 14 * 60
     assert rules.per_address > rules.per_account
+
+
+@given(st.lists(st.floats(min_value=0, max_value=10), min_size=1, max_size=60),
+       st.integers(1, 10))
+def test_of_a_burst_of_attempts_the_limit_is_admitted_and_no_more(
+        gaps: list[float], limit: int) -> None:
+    """Attempts ``gaps`` apart (seconds), all within one window: each admitted attempt
+    counts before its check, so exactly ``min(attempts, limit)`` are admitted, the first
+    ones, and a refused one changes nothing."""
+    rules = SignInLimits(per_account=limit, window_s=900, lockout_s=900)
+    failures, now, admitted = Failures(), T0, []
+    for gap in gaps:
+        now += timedelta(seconds=gap)
+        ok, after = admit(failures, now, limit, rules)
+        assert ok or after == failures
+        failures = after
+        admitted.append(ok)
+    expected = min(len(gaps), limit)
+    assert admitted == [True] * expected + [False] * (len(gaps) - expected)
+
+
+def test_a_refund_takes_one_attempt_back_and_keeps_the_lockout() -> None:
+    rules = SignInLimits(per_account=2)
+    _, one = admit(Failures(), T0, 2, rules)
+    _, two = admit(one, T0, 2, rules)
+    assert refunded(one).count == 0 and refunded(Failures()).count == 0
+    assert refunded(two).count == 1 and refunded(two).locked_until == two.locked_until
