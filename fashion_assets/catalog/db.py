@@ -8,8 +8,10 @@ the write lock when it starts rather than failing when it first writes.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
+from contextlib import suppress
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -62,6 +64,7 @@ def create_catalog_engine(url: str) -> Engine:
 def _sqlite_engine(url: str, database: str | None) -> Engine:
     if database and database != ":memory:":
         Path(database).parent.mkdir(parents=True, exist_ok=True)
+        _create_owner_only(Path(database))
     engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
 
     @event.listens_for(engine, "connect")
@@ -80,6 +83,16 @@ def _sqlite_engine(url: str, database: str | None) -> Engine:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
     return engine
+
+
+def _create_owner_only(path: Path) -> None:
+    """Create the catalog file readable by its owner alone, whatever the umask, if it does
+    not exist yet: it holds the editors' password hashes and session tokens' hashes. SQLite
+    gives its WAL and shared-memory files the database file's mode. An existing file keeps
+    the mode its owner gave it; a file that cannot be made is left to SQLite, whose error
+    the commands say in one line (``cli/errors.py``)."""
+    with suppress(OSError):  # FileExistsError, or a folder the user may not write
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
 def _enable_wal(cursor: sqlite3.Cursor) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, text
@@ -141,3 +144,22 @@ def test_photo_counts_follow_every_insert_move_and_delete(engine: Engine) -> Non
                      {"f": first})
         conn.execute(text("DELETE FROM brand_runway_images"))
     assert counts() == (0, 2, 0)
+
+
+def test_a_new_sqlite_catalog_is_readable_by_its_owner_alone(tmp_path: Path) -> None:
+    """Issue 36: it holds the editors' password hashes; under umask 022 it was created 644.
+    Its WAL and shared-memory files take its mode; an existing file keeps its own."""
+    previous = os.umask(0o022)
+    try:
+        engine = create_catalog_engine(f"sqlite:///{tmp_path / 'new' / 'catalog.db'}")
+        apply_migrations(engine)
+        kept = tmp_path / "kept.db"
+        kept.touch(mode=0o640)
+        create_catalog_engine(f"sqlite:///{kept}").dispose()
+    finally:
+        os.umask(previous)
+    files = sorted((tmp_path / "new").iterdir())
+    assert [f.name for f in files] == ["catalog.db", "catalog.db-shm", "catalog.db-wal"]
+    assert {stat.S_IMODE(f.stat().st_mode) for f in files} == {0o600}
+    engine.dispose()
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o640
