@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fashion_assets.domain.numbers import whole_number
+from fashion_assets.domain.numbers import INT64_MAX, whole_number
 from fashion_assets.domain.text import clean_text
 from fashion_assets.domain.titles import (
     COLLECTION_TYPES,
@@ -60,7 +60,7 @@ class DraftRef:
 
 
 # The largest id a draft can have: PostgreSQL's BIGSERIAL, SQLite's INTEGER.
-MAX_DRAFT_ID = 2 ** 63 - 1
+MAX_DRAFT_ID = INT64_MAX
 
 
 MAX_REASON_CHARS = 2000
