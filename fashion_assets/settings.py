@@ -163,8 +163,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_REVIEW_SECURE_COOKIES", "false", "Mark the review page's cookies "
             "`Secure` (sent over HTTPS only): set it when the page is reached over HTTPS, "
             "through a TLS-terminating proxy. A request that arrives over HTTPS (or through "
-            "a proxy on 127.0.0.1 saying `X-Forwarded-Proto: https`) gets a `Secure` "
-            "sign-in cookie anyway."),
+            "a proxy of `FASHION_TRUSTED_PROXIES` saying `X-Forwarded-Proto: https`) gets a "
+            "`Secure` sign-in cookie anyway."),
+    Setting("FASHION_TRUSTED_PROXIES", "", "Comma-separated addresses or networks "
+            "(`10.0.0.5`, `10.0.0.0/24`) of the reverse proxies in front of the review page "
+            "and the read API: only their `X-Forwarded-For` and `X-Forwarded-Proto` are "
+            "believed, so the sign-in limits count the client's real address. Empty: no "
+            "proxy header is believed, from loopback neither (any local program could "
+            "otherwise claim a new address with each wrong password)."),
     Setting("FASHION_REVIEW_HEAD_TIMEOUT", "10", "Seconds a request to the review page has "
             "to send its head (request line and headers), from its first byte or from the "
             "connection; a slower client's connection is closed, so slow clients cannot hold "
@@ -174,6 +180,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_API_CACHE_SECONDS", "30", "Seconds the read API (`api serve`) keeps an "
             "answer: the same request within them is answered from memory, and clients may "
             "cache it as long (`Cache-Control`). A promotion shows in the API after it at most."),
+    Setting("FASHION_API_HOSTS", "", "Comma-separated host names the read API answers to, "
+            "as `FASHION_REVIEW_HOSTS` for the review page: any other `Host` gets 400, and "
+            "the photo URLs of its answers name the host the request did, so they only ever "
+            "name one of these. Empty: the address `api serve` listens on, `localhost`, "
+            "`127.0.0.1` and `::1`."),
     Setting("FASHION_API_TOKEN", "", "A token the read API then asks of every request "
             "(`Authorization: Bearer <token>`). Empty: the API is open to anyone, as a public "
             "catalog is. A secret: keep it in the environment, never in a file."),

@@ -6,7 +6,12 @@ must carry ``Authorization: Bearer <token>``). Answers are JSON with an ``ETag``
 ``Cache-Control`` lifetime of ``cache_s``; within it, the same request is answered from
 memory without a query, and a client that sends the ``ETag`` back gets ``304``. Photos are
 content-addressed, so they are cached for good. Only photos of catalog entries are served:
-never one that is only in a draft.
+never one that is only in a draft. With a token, every answer is ``private`` and varies by
+``Authorization``: a shared cache must not hand it to a client without the token.
+
+Photo URLs name the host the request did, and the API answers only the host names of
+``hosts`` (``review_app/hosts.py: AllowedHosts``): no URL is built from a ``Host`` nobody
+checked (one holding ``"><script>`` was copied into every photo URL, issue 36).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Engine
@@ -33,6 +38,7 @@ from fashion_assets.catalog_api.openapi import openapi_document
 from fashion_assets.domain.numbers import in_int64, whole_number
 from fashion_assets.domain.paging import PagingError, page_request
 from fashion_assets.domain.thumbnails import THUMBNAIL, NotAnImage
+from fashion_assets.review_app.hosts import AllowedHosts
 from fashion_assets.review_app.media import content_type, thumbnail
 from fashion_assets.review_app.request_text import RefuseControlCharacters
 from fashion_assets.storage import ObjectStore, StoreError, is_object_key
@@ -40,7 +46,7 @@ from fashion_assets.storage import ObjectStore, StoreError, is_object_key
 PREFIX = "/api/v1"
 DEFAULT_CACHE_S = 30.0
 CACHED_ANSWERS = 2_048
-_IMMUTABLE = "public, max-age=31536000, immutable"
+_FOREVER_S = 31_536_000  # a photo's bytes never change under its key
 
 
 class BadRequest(ValueError):
@@ -48,8 +54,10 @@ class BadRequest(ValueError):
 
 
 def create_api(engine: Engine, store: ObjectStore, *, cache_s: float = DEFAULT_CACHE_S,
-               token: str = "", clock: Callable[[], float] = time.monotonic) -> Starlette:
-    """The read API on ``engine`` and ``store``."""
+               token: str = "", clock: Callable[[], float] = time.monotonic,
+               hosts: Sequence[str] | None = None) -> Starlette:
+    """The read API on ``engine`` and ``store``, answering the host names of ``hosts``
+    (None: any, for a caller that checks them)."""
     api = _Api(engine, store, cache_s, token, clock)
     routes = [
         Route(f"{PREFIX}/brands", api.json(api.brands)),
@@ -61,7 +69,10 @@ def create_api(engine: Engine, store: ObjectStore, *, cache_s: float = DEFAULT_C
         Route(f"{PREFIX}/photos/{{key}}/thumbnail", api.thumbnail),
         Route(f"{PREFIX}/openapi.json", api.json(lambda request: (200, openapi_document()))),
     ]
-    return Starlette(routes=routes, middleware=[Middleware(RefuseControlCharacters)])
+    middleware = [Middleware(RefuseControlCharacters)]
+    if hosts is not None:
+        middleware.insert(0, Middleware(AllowedHosts, allowed=list(hosts)))
+    return Starlette(routes=routes, middleware=middleware)
 
 
 class _Api:
@@ -115,7 +126,7 @@ class _Api:
             cache_key = str(request.url.include_query_params())
             status, body, etag = self._cached(cache_key) or await run_in_threadpool(
                 self._answer, answer, request, cache_key)
-            headers = {"ETag": etag, "Cache-Control": f"public, max-age={int(self.cache_s)}"}
+            headers = {"ETag": etag, **self._caching(int(self.cache_s))}
             if status == 200 and request.headers.get("if-none-match") == etag:
                 return Response(status_code=304, headers=headers)
             return Response(body, status_code=status, headers=headers,
@@ -181,10 +192,17 @@ class _Api:
         except StoreError:
             return JSONResponse({"error": "the object store cannot be reached"},
                                 status_code=503)
-        return Response(data, media_type=kind, headers={"Cache-Control": _IMMUTABLE,
-                                                        "X-Content-Type-Options": "nosniff"})
+        return Response(data, media_type=kind, headers={
+            **self._caching(_FOREVER_S, immutable=True), "X-Content-Type-Options": "nosniff"})
 
     # -- shared ----------------------------------------------------------------------------
+
+    def _caching(self, max_age: int, *, immutable: bool = False) -> dict[str, str]:
+        """How long caches keep an answer; with a token, the client's cache alone, by token."""
+        lifetime = f"max-age={max_age}" + (", immutable" if immutable else "")
+        if not self.token:
+            return {"Cache-Control": f"public, {lifetime}"}
+        return {"Cache-Control": f"private, {lifetime}", "Vary": "Authorization"}
 
     def _refused(self, request: Request) -> Response | None:
         if not self.token:

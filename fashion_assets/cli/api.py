@@ -28,20 +28,26 @@ def api_serve(host: str, port: int) -> None:
     import uvicorn
 
     from fashion_assets.catalog_api import create_api
-    from fashion_assets.review_app.server import timed_config
+    from fashion_assets.review_app.hosts import answered_hosts, trusted_proxies, url_host
+    from fashion_assets.review_app.server import listening_socket, timed_config
     from fashion_assets.storage import open_store
 
     try:
         cache_s = settings.positive_int(os.environ, "FASHION_API_CACHE_SECONDS")
         head_s = settings.positive_int(os.environ, "FASHION_REVIEW_HEAD_TIMEOUT")
         body_s = settings.positive_int(os.environ, "FASHION_REVIEW_BODY_TIMEOUT")
+        proxies = trusted_proxies(settings.setting(os.environ, "FASHION_TRUSTED_PROXIES"))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     token = settings.setting(os.environ, "FASHION_API_TOKEN")
     app = create_api(catalog_engine(), open_store(settings.store_url(),
                                                   home=settings.home_dir()),
-                     cache_s=cache_s, token=token)
-    click.echo(f"read API on http://{host}:{port}/api/v1/ ("
+                     cache_s=cache_s, token=token, hosts=answered_hosts(
+                         host, settings.setting(os.environ, "FASHION_API_HOSTS")))
+    sock = listening_socket(host, port)
+    port = sock.getsockname()[1]  # the port it got, when asked for any (0)
+    click.echo(f"read API on http://{url_host(host)}:{port}/api/v1/ ("
                + ("a token is required" if token else "open to anyone") + ")")
     uvicorn.Server(timed_config(app, host=host, port=port, log_level="info",
-                                head_timeout_s=head_s, body_timeout_s=body_s)).run()
+                                head_timeout_s=head_s, body_timeout_s=body_s,
+                                proxies=proxies)).run(sockets=[sock])

@@ -185,18 +185,6 @@ _plain_action("delete", "Delete drafts (softly: restore brings them back); promo
 _plain_action("restore", "Restore deleted drafts, in the status they had.")
 
 
-def review_hosts(bind: str, configured: str) -> list[str]:
-    """The host names the page answers to: FASHION_REVIEW_HOSTS, else the address it
-    listens on and this machine's own names (a wildcard address names no host)."""
-    names = [name.strip().lower() for name in configured.split(",") if name.strip()]
-    if names:
-        return names
-    own = ["localhost", "127.0.0.1", "::1"]
-    if bind in ("0.0.0.0", "::", ""):
-        return own
-    return list(dict.fromkeys([bind.strip("[]").lower(), *own]))
-
-
 @review.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8810, show_default=True, help="Port to listen on.")
@@ -213,12 +201,14 @@ def review_serve(host: str, port: int) -> None:
     from fashion_assets.catalog.editors import has_editors
     from fashion_assets.resources import resources_from_env
     from fashion_assets.review_app import create_app, is_loopback
+    from fashion_assets.review_app.hosts import answered_hosts, trusted_proxies, url_host
     from fashion_assets.review_app.server import listening_socket, timed_config
     from fashion_assets.storage import open_store
 
     try:
         head_s = settings.positive_int(os.environ, "FASHION_REVIEW_HEAD_TIMEOUT")
         body_s = settings.positive_int(os.environ, "FASHION_REVIEW_BODY_TIMEOUT")
+        proxies = trusted_proxies(settings.setting(os.environ, "FASHION_TRUSTED_PROXIES"))
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     engine = catalog_engine()
@@ -235,13 +225,13 @@ def review_serve(host: str, port: int) -> None:
         app = create_app(engine, store, editor_name=os.environ.get("FASHION_EDITOR") or "web",
                          instance=instance, secure_cookies=settings.parse_bool(
                              settings.setting(os.environ, "FASHION_REVIEW_SECURE_COOKIES")),
-                         hosts=review_hosts(host, settings.setting(os.environ,
-                                                                   "FASHION_REVIEW_HOSTS")),
+                         hosts=answered_hosts(host, settings.setting(os.environ,
+                                                                     "FASHION_REVIEW_HOSTS")),
                          coverage=resources_from_env()["crawler"].coverage_rules())
-        click.echo(f"review page on http://{host}:{port}/"
+        click.echo(f"review page on http://{url_host(host)}:{port}/"
                    + ("" if accounts else " (no editor accounts yet: open to this machine)"))
         if note:
             click.echo(note, err=True)
         uvicorn.Server(timed_config(app, host=host, port=port, log_level="info",
-                                    head_timeout_s=head_s, body_timeout_s=body_s)
-                       ).run(sockets=[sock])
+                                    head_timeout_s=head_s, body_timeout_s=body_s,
+                                    proxies=proxies)).run(sockets=[sock])

@@ -46,7 +46,8 @@ from fashion_assets.crawl.responses import (
     within_deadline,
 )
 from fashion_assets.crawl.robots import ROBOTS_READ_POLL_S, RobotsFile, RobotsRules, rules_from
-from fashion_assets.crawl.transport import CrawlTransport, target_of
+from fashion_assets.crawl.targets import target_of
+from fashion_assets.crawl.transport import CrawlTransport
 from fashion_assets.crawl.windows import RetryAfterWindows, machine_windows_dir
 from fashion_assets.domain.hosts import HostDecision, HostPolicy, check_url
 from fashion_assets.domain.politeness import PaceRules

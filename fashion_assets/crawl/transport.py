@@ -10,85 +10,45 @@ response objects for each photo (docs/performance.md has the profiles;
 ``bench/fetch_cpu.py`` measures the client today). It does only what the crawl needs:
 
 - GET, HTTP/1.1 over TCP or TLS, with the caller's header lines;
-- a URL parsed once into a ``Target`` (``target_of``): plain URLs by a strict pattern, any
-  other (upper case, IPv6, non-ASCII, percent signs, dot segments) by httpx's URL parser, so
-  both give the origin, request target and Host header httpx itself would send;
+- a URL parsed once into a ``Target`` (``crawl/targets.py``);
 - a pool of idle connections per origin, each kept ``KEEPALIVE_S`` at most; a connection is
   put back only once its answer arrived whole and the server keeps it alive;
 - connections only to the addresses ``CheckedResolver`` judged (``crawl/resolver.py``); an IP
   literal is its own address;
 - connect and read timeouts; the deadline of the whole exchange and the minimum transfer
   rate are the caller's (``crawl/responses.py``);
+- an answer's head of ``MAX_HEAD_BYTES`` and ``MAX_HEADER_LINES`` at most (an endless head
+  reached 92 MiB before the read timeout cut it, issue 36);
 - a body read as it arrives, reading paused while ``BUFFER_LIMIT`` bytes wait unread.
 
 Failures are httpx's exceptions, so the caller's mapping holds: ``ConnectError`` and
 ``ConnectTimeout`` (a refused address is the ``__cause__``), ``ReadTimeout``, ``ReadError``
-(the connection broke), ``RemoteProtocolError`` (an answer the parser rejects),
-``UnsupportedProtocol`` (a scheme other than http and https).
+(the connection broke), ``RemoteProtocolError`` (an answer the parser rejects, or a head
+past the caps), ``UnsupportedProtocol`` (a scheme other than http and https).
 """
 
 from __future__ import annotations
 
 import asyncio
 import ipaddress
-import re
 import socket
 import ssl
 import time
 from collections import deque
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import cast
 
 import httptools
 import httpx
 
 from fashion_assets.crawl.resolver import CheckedResolver
+from fashion_assets.crawl.targets import Origin, Target
 
 KEEPALIVE_S = 5.0  # an idle connection older than this is closed, not reused
 IDLE_PER_ORIGIN = 64  # idle connections kept per origin; more are closed
 BUFFER_LIMIT = 256 * 1024  # unread body bytes at which reading pauses
-_DEFAULT_PORTS = {b"http": 80, b"https": 443}
-# A URL whose every part httpx would send as written: lower-case scheme and host name,
-# no userinfo, and a path and query of characters that need no percent-encoding (a bracket
-# or a percent sign takes the slow path).
-_PLAIN_URL = re.compile(r"(https?)://([a-z0-9][a-z0-9.-]*)(?::([1-9][0-9]{0,4}))?"
-                        r"(/[A-Za-z0-9._~!$&'()*+,;=:@/-]*)?(\?[A-Za-z0-9._~!$&'()*+,;=:@/?-]*)?",
-                        re.ASCII)
-
-Origin = tuple[bytes, str, int]  # scheme, host, port
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """Where a GET goes: its origin, the request target (path and query) and the value of
-    its Host header."""
-
-    origin: Origin
-    path: bytes
-    authority: bytes
-
-
-def target_of(url: str) -> Target:
-    """``url`` as httpx would send it; raises httpx's ``InvalidURL`` for a URL it refuses and
-    ``UnsupportedProtocol`` for a scheme other than http and https."""
-    plain = _PLAIN_URL.fullmatch(url)
-    # Dot segments are removed by httpx, and a punycode label is a name httpx decodes.
-    if plain is not None and "/." not in url and "xn--" not in plain[2]:
-        scheme, host, port_text, path, query = plain.groups()
-        raw_scheme = scheme.encode()
-        default = _DEFAULT_PORTS[raw_scheme]
-        port = int(port_text) if port_text else default
-        if port <= 65535:
-            authority = host if port == default else f"{host}:{port}"
-            return Target((raw_scheme, host, port), ((path or "/") + (query or "")).encode(),
-                          authority.encode())
-    parsed = httpx.URL(url)
-    raw_scheme = parsed.raw_scheme
-    if raw_scheme not in _DEFAULT_PORTS:
-        raise httpx.UnsupportedProtocol(f"unsupported URL scheme {parsed.scheme!r}")
-    return Target((raw_scheme, parsed.host, parsed.port or _DEFAULT_PORTS[raw_scheme]),
-                  parsed.raw_path, parsed.netloc)
+MAX_HEAD_BYTES = 64 * 1024  # an answer's status line and headers, as servers cap requests'
+MAX_HEADER_LINES = 100  # http.client's own limit (_MAXHEADERS)
 
 
 class _Connection(asyncio.Protocol):
@@ -103,6 +63,7 @@ class _Connection(asyncio.Protocol):
         self._buffered = 0
         self._paused = False
         self._headers_done = False
+        self._head_refused = ""  # why the answer's head is past the caps
         self._interim = False
         self._keep_alive = False
         self._complete = False
@@ -128,6 +89,11 @@ class _Connection(asyncio.Protocol):
             self._parser.feed_data(data)
         except httptools.HttpParserError as exc:
             self._fail(httpx.RemoteProtocolError(f"malformed response: {exc}"))
+            return
+        if not self._headers_done and self.received > MAX_HEAD_BYTES:
+            self._head_refused = f"over {MAX_HEAD_BYTES // 1024} KiB"
+        if self._head_refused:
+            self._fail(httpx.RemoteProtocolError(f"response head {self._head_refused}"))
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -150,7 +116,10 @@ class _Connection(asyncio.Protocol):
     # -- httptools callbacks -----------------------------------------------------------------
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._headers.append((name, value))
+        if len(self._headers) < MAX_HEADER_LINES:
+            self._headers.append((name, value))
+        else:  # kept no further; the connection fails once this data is parsed
+            self._head_refused = f"of more than {MAX_HEADER_LINES} header lines"
 
     def on_headers_complete(self) -> None:
         status = self._parser.get_status_code()
@@ -184,7 +153,7 @@ class _Connection(asyncio.Protocol):
         """Send ``request``; the status and headers of the answer."""
         assert self.transport is not None
         self._headers, self._status, self._headers_done = [], 0, False
-        self._complete, self._error = False, None
+        self._complete, self._error, self._head_refused = False, None, ""
         self._chunks.clear()
         self._buffered = self.received = 0
         if self._paused:  # the last answer's unread body filled the buffer; it is dropped

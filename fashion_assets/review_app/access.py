@@ -40,9 +40,14 @@ from fashion_assets.domain.passwords import DEFAULT_COST, ScryptCost
 from fashion_assets.domain.sessions import DEFAULT_SESSION_RULES, SessionRules
 from fashion_assets.domain.sign_in_limits import DEFAULT_SIGN_IN_LIMITS, SignInLimits
 from fashion_assets.review_app.rendering import Renderer
-from fashion_assets.review_app.security import csrf_ok, csrf_token, is_loopback, read_form
+from fashion_assets.review_app.security import (
+    SIGN_IN_COOKIE,
+    bind_csrf,
+    csrf_ok,
+    is_loopback,
+    read_form,
+)
 
-SIGN_IN_COOKIE = "fashion_review_session"  # the random token of an editor's session
 HASHES_AT_ONCE = 2
 """Passwords checked at once; the others wait their turn. Each check is scrypt at N = 2^17,
 128 MB while it runs: 40 guesses at once (the thread pool's size) took the page from 279 MB
@@ -108,7 +113,7 @@ class Access:
         if refused:
             return refused
         form = await read_form(request)
-        if form is None or not csrf_ok(request.session, form):
+        if form is None or not csrf_ok(request, form):
             return PlainTextResponse("missing or wrong CSRF token: reload the page", 403)
         return form
 
@@ -120,7 +125,7 @@ class Access:
         if request.method == "GET":
             return self.renderer.render(request, "login.html", error="")
         form = await read_form(request)
-        if form is None or not csrf_ok(request.session, form):
+        if form is None or not csrf_ok(request, form):
             return PlainTextResponse("missing or wrong CSRF token: reload the page", 403)
         name = form.get("name", "")
         subjects = (account_subject(name),
@@ -147,8 +152,8 @@ class Access:
         await run_in_threadpool(clear_failures, self.engine, subjects[0])
         await run_in_threadpool(refund_attempt, self.engine, subjects[1])
         token = await run_in_threadpool(start_session, self.engine, editor)
-        request.session.clear()  # a fresh CSRF token for the signed-in editor
-        csrf_token(request.session)
+        request.session.clear()  # a fresh CSRF token, bound to this sign-in
+        bind_csrf(request.session, token)
         response = RedirectResponse("/", 303)
         response.set_cookie(SIGN_IN_COOKIE, token, max_age=int(self.sessions.absolute_s),
                             httponly=True, samesite="lax",
@@ -157,7 +162,7 @@ class Access:
 
     async def logout(self, request: Request) -> Response:
         form = await read_form(request)
-        if form is None or not csrf_ok(request.session, form):
+        if form is None or not csrf_ok(request, form):
             return PlainTextResponse("missing or wrong CSRF token: reload the page", 403)
         token = request.cookies.get(SIGN_IN_COOKIE, "")
         if token:

@@ -23,7 +23,6 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -55,6 +54,7 @@ from fashion_assets.domain.sign_in_limits import DEFAULT_SIGN_IN_LIMITS, SignInL
 from fashion_assets.domain.thumbnails import THUMBNAIL, NotAnImage
 from fashion_assets.review_app.access import Access
 from fashion_assets.review_app.admin import EditorAdmin
+from fashion_assets.review_app.hosts import AllowedHosts
 from fashion_assets.review_app.media import content_type, first_photos, thumbnail
 from fashion_assets.review_app.queue_view import (
     QueueView,
@@ -132,8 +132,7 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
                              session_cookie=FORM_COOKIE, max_age=int(sessions.absolute_s),
                              same_site="lax", https_only=secure_cookies)]
     if hosts is not None:
-        middleware.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts),
-                                        www_redirect=False))
+        middleware.insert(0, Middleware(AllowedHosts, allowed=list(hosts)))
     app = Starlette(routes=routes, exception_handlers={RefusedText: refused_answer},
                     middleware=[Middleware(EveryAnswerHeaders),
                                 Middleware(NoControls), *middleware])

@@ -65,7 +65,7 @@ class Renderer:
                page_headers: dict[str, str] = HTML_HEADERS, **context: Any) -> HTMLResponse:
         editor = getattr(request.state, "editor", None)
         html = self.templates.get_template(name).render(
-            csrf_field=CSRF_FIELD, csrf_token=csrf_token(request.session),
+            csrf_field=CSRF_FIELD, csrf_token=csrf_token(request),
             flashes=request.session.pop("flash", []), signed_in=editor is not None,
             open_mode=self.open_mode(), editor=editor,
             admin=getattr(request.state, "admin", False), **context)

@@ -6,10 +6,16 @@ carries nothing derived from a password. A second cookie, signed with a random k
 process (``form_cookie_key``), carries each browser's CSRF token and its flash messages:
 every form carries the token, compared in constant time, so a signed-in editor's browser
 cannot be made to approve a draft by another site's page.
+
+The CSRF token is bound to the sign-in it was made for (the digest of the sign-in cookie,
+kept beside it): a form cookie planted in an editor's browser (one an attacker got from
+the page for themselves, with its token) does not go with the editor's sign-in, so the
+attacker's token is refused there (issue 36).
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import secrets
@@ -30,6 +36,7 @@ EVERY_ANSWER_HEADERS = {
     b"referrer-policy": b"same-origin",
 }
 
+SIGN_IN_COOKIE = "fashion_review_session"  # the random token of an editor's session
 CSRF_FIELD = "csrf_token"
 MAX_FORM_BYTES = 64 * 1024  # the forms hold a few short fields; more is not a review form
 
@@ -40,20 +47,43 @@ def form_cookie_key() -> str:
     return secrets.token_hex(32)
 
 
-def csrf_token(session: MutableMapping[str, Any]) -> str:
-    """The session's CSRF token, made on first use."""
-    token = session.get("csrf")
-    if not isinstance(token, str) or not token:
-        token = secrets.token_urlsafe(32)
-        session["csrf"] = token
+def _sign_in_digest(request: Request) -> str:
+    """The digest of the request's sign-in cookie ('' without one): what its CSRF token is
+    bound to. A digest, so the form cookie (signed, not secret) never holds the token."""
+    sign_in = request.cookies.get(SIGN_IN_COOKIE, "")
+    return hashlib.sha256(sign_in.encode()).hexdigest() if sign_in else ""
+
+
+def bind_csrf(session: MutableMapping[str, Any], sign_in: str) -> str:
+    """A fresh CSRF token in ``session``, bound to the sign-in token ``sign_in``."""
+    token = secrets.token_urlsafe(32)
+    session["csrf"] = token
+    session["csrf_for"] = hashlib.sha256(sign_in.encode()).hexdigest() if sign_in else ""
     return token
 
 
-def csrf_ok(session: MutableMapping[str, Any], form: dict[str, str]) -> bool:
-    """True when the form's token is the session's; a missing token on either side is False."""
+def csrf_token(request: Request) -> str:
+    """The CSRF token of the request's session and sign-in, made on first use (and made
+    again when the sign-in is not the one the session's token was made for)."""
+    session = request.session
+    token = session.get("csrf")
+    if isinstance(token, str) and token and session.get("csrf_for") == _sign_in_digest(
+            request):
+        return token
+    return bind_csrf(session, request.cookies.get(SIGN_IN_COOKIE, ""))
+
+
+def csrf_ok(request: Request, form: dict[str, str]) -> bool:
+    """True when the form's token is the session's, made for the request's sign-in; a
+    missing token on either side is False."""
+    session = request.session
     expected = session.get("csrf")
     given = form.get(CSRF_FIELD, "")
     if not isinstance(expected, str) or not expected or not given:
+        return False
+    bound = session.get("csrf_for")
+    if not isinstance(bound, str) or not hmac.compare_digest(
+            bound.encode(), _sign_in_digest(request).encode()):
         return False
     return hmac.compare_digest(given.encode(), expected.encode())
 

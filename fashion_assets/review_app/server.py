@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from collections.abc import Sequence
 from typing import Any
 
 from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from fashion_assets.review_app.hosts import proxy_options, url_host
 
 HEAD_TIMEOUT_S = 10.0
 LISTEN_BACKLOG = 2048  # uvicorn's default
@@ -75,10 +78,12 @@ class TimedHttpProtocol(HttpToolsProtocol):
 
 
 def timed_config(app: Any, *, head_timeout_s: float = HEAD_TIMEOUT_S,
-                 body_timeout_s: float = BODY_TIMEOUT_S, **options: Any) -> Config:
+                 body_timeout_s: float = BODY_TIMEOUT_S, proxies: Sequence[str] = (),
+                 **options: Any) -> Config:
     """A uvicorn ``Config`` for ``app`` served by ``TimedHttpProtocol`` with these
-    deadlines; ``options`` are uvicorn's own (host, port, log_level, ...)."""
-    config = Config(app, http=TimedHttpProtocol, **options)
+    deadlines, believing proxy headers from ``proxies`` only (``hosts.proxy_options``);
+    ``options`` are uvicorn's own (host, port, log_level, ...)."""
+    config = Config(app, http=TimedHttpProtocol, **proxy_options(proxies), **options)
     config.head_timeout_s = head_timeout_s  # type: ignore[attr-defined]
     config.body_timeout_s = body_timeout_s  # type: ignore[attr-defined]
     return config
@@ -94,6 +99,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+        raise OSError(exc.errno, f"cannot listen on {url_host(host)}:{port}: {exc.strerror}"
+                      ) from None
     sock.listen(LISTEN_BACKLOG)  # connections wait from now on, until uvicorn accepts them
     return sock

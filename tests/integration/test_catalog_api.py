@@ -198,8 +198,37 @@ def test_a_configured_token_is_required(
         assert refused.status_code == 401 and "s3cret" not in refused.text
         assert httpx.get(f"{url}/api/v1/shows",
                          headers={"Authorization": "Bearer wrong"}).status_code == 401
-        assert httpx.get(f"{url}/api/v1/shows",
-                         headers={"Authorization": "Bearer s3cret"}).status_code == 200
+        answer = httpx.get(f"{url}/api/v1/shows", headers={"Authorization": "Bearer s3cret"})
+        assert answer.status_code == 200
+        # Issue 36: a shared cache must not hand an answer to a client without the token.
+        show = answer.json()["items"][0]
+        entry = httpx.get(f"{url}/api/v1/shows/{show['brand']}/{show['season_code']}",
+                          headers={"Authorization": "Bearer s3cret"}).json()
+        photo = httpx.get(entry["photos"][0]["url"],
+                          headers={"Authorization": "Bearer s3cret"})
+        for cached in (answer, photo):
+            assert cached.headers["cache-control"].startswith("private, max-age=")
+            assert cached.headers["vary"] == "Authorization"
+    with serve(create_api(engine, store)) as url:
+        open_answer = httpx.get(f"{url}/api/v1/shows")
+        assert open_answer.headers["cache-control"].startswith("public, max-age=")
+        assert "vary" not in open_answer.headers
+
+
+def test_only_listed_host_names_are_answered_and_photo_urls_name_one(
+        catalog: tuple[Engine, ObjectStore, dict[str, Any]]) -> None:
+    """Issue 36: photo URLs were built from any Host, even one holding markup."""
+    engine, store, _ = catalog
+    with serve(create_api(engine, store, hosts=["127.0.0.1", "photos.example"])) as url:
+        for host in ('evil.example', '"><script>alert(1)</script>', "photos.example@evil"):
+            refused = httpx.get(f"{url}/api/v1/shows", headers={"Host": host})
+            assert refused.status_code == 400 and "script" not in refused.text, host
+        show = httpx.get(f"{url}/api/v1/shows").json()["items"][0]
+        path = f"/api/v1/shows/{show['brand']}/{show['season_code']}"
+        entry = httpx.get(f"{url}{path}", headers={"Host": "photos.example:8443"}).json()
+        assert entry["photos"][0]["url"].startswith("http://photos.example:8443/api/v1/")
+        entry = httpx.get(f"{url}{path}").json()
+        assert entry["photos"][0]["url"].startswith(f"{url}/api/v1/photos/")
 
 
 def test_the_openapi_document_names_every_route(api: httpx.Client) -> None:

@@ -21,7 +21,8 @@ import trustme
 from fashion_assets.crawl import transport as crawl_transport
 from fashion_assets.crawl.http import ssl_context
 from fashion_assets.crawl.resolver import CheckedResolver
-from fashion_assets.crawl.transport import BUFFER_LIMIT, Answer, CrawlTransport, target_of
+from fashion_assets.crawl.targets import target_of
+from fashion_assets.crawl.transport import BUFFER_LIMIT, Answer, CrawlTransport
 
 # What the server does with one request on one connection: write an answer (or not), and
 # return whether the connection stays open for the next request.

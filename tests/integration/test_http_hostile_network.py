@@ -5,10 +5,11 @@ the one thing replaced, since what it answers is what is under test."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 import socket
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -231,3 +232,64 @@ def test_ipv4_addresses_not_written_as_dotted_quads_are_invalid_addresses() -> N
     assert dotted.ok
     assert paths == ["/robots.txt", "/look.jpg"]
     assert "invalid_address" not in TRANSIENT_REASONS and not is_transient("invalid_address")
+
+
+def endless_head() -> Iterator[bytes]:
+    """A head that never ends: a header line after another, forever."""
+    yield STATUS_LINE
+    for n in itertools.count():
+        yield b"".join(b"X-Line-%d: %s\r\n" % (n * 100 + i, b"v" * 50) for i in range(100))
+
+
+def finished(head: bytes) -> Callable[[], Iterator[bytes]]:
+    return lambda: iter([head[i:i + 65_536] for i in range(0, len(head), 65_536)])
+
+
+@pytest.mark.parametrize("head", [
+    finished(STATUS_LINE + b"X-Big: " + b"a" * 2_000_000 + b"\r\nContent-Length: 2\r\n\r\nok"),
+    finished(STATUS_LINE + b"".join(b"X-%d: v\r\n" % i for i in range(100_000))
+             + b"Content-Length: 2\r\n\r\nok"),
+    finished(STATUS_LINE + b"".join(b"X-%d: v\r\n" % i for i in range(101))
+             + b"Content-Length: 2\r\n\r\nok"),
+    endless_head], ids=["2-MB-header", "100000-headers", "101-headers", "endless"])
+def test_a_response_head_past_its_caps_is_a_recorded_failure_of_that_url(
+        head: Callable[[], Iterator[bytes]]) -> None:
+    """Issue 36: a 2 MB head or 100,000 header lines were read whole, and an endless head
+    reached 92 MiB before the read timeout cut it. The transport stops at 64 KiB or 100
+    lines: a ``bad_response`` naming the cap, the next URL fetched as usual."""
+    sent: list[int] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        request = await reader.readuntil(b"\r\n\r\n")
+        written = 0
+        try:
+            if b"/fine" in request:
+                writer.write(HEAD.replace(b"600", b"2") + b"ok")
+            else:
+                for chunk in head():
+                    writer.write(chunk)
+                    written += len(chunk)
+                    await writer.drain()
+            await writer.drain()
+        except ConnectionError:
+            pass
+        finally:
+            sent.append(written)
+            writer.close()
+
+    async def run() -> tuple[Fetched, Fetched]:
+        listening = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = listening.sockets[0].getsockname()[1]
+        allowed = HostPolicy.from_config(f"http://127.0.0.1:{port}", [])
+        try:
+            async with client(allowed, timeout_s=30.0) as fetcher:
+                return (await fetcher.fetch(f"http://127.0.0.1:{port}/look.jpg", max_bytes=MAX),
+                        await fetcher.fetch(f"http://127.0.0.1:{port}/fine", max_bytes=MAX))
+        finally:
+            listening.close()
+
+    capped, fine = asyncio.run(run())
+    assert capped.error == "bad_response", (capped.error, capped.detail)
+    assert "response head" in capped.detail and ("64 KiB" in capped.detail
+                                                 or "100 header lines" in capped.detail)
+    assert fine.error is None and fine.body == b"ok"

@@ -339,16 +339,6 @@ def test_every_format_the_crawl_stores_is_served_as_its_own_type(engine: Engine)
     assert content_type(engine, object_key(html), html) == "application/octet-stream"
 
 
-def test_the_hosts_serve_answers_to() -> None:
-    from fashion_assets.cli.review import review_hosts
-
-    assert review_hosts("127.0.0.1", "") == ["127.0.0.1", "localhost", "::1"]
-    assert review_hosts("192.0.2.7", "") == ["192.0.2.7", "localhost", "127.0.0.1", "::1"]
-    assert review_hosts("0.0.0.0", "") == ["localhost", "127.0.0.1", "::1"]
-    assert review_hosts("0.0.0.0", " Review.Example.com , ,10.0.0.5") == [
-        "review.example.com", "10.0.0.5"]
-
-
 def test_serve_on_any_free_port_announces_the_port_it_got(tmp_path: Path) -> None:
     """``--port 0``: the address printed is the one the page answers on."""
     env = {**os.environ, "FASHION_HOME": str(tmp_path),

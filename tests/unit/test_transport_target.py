@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from fashion_assets.crawl.http import header_lines
-from fashion_assets.crawl.transport import Target, target_of
+from fashion_assets.crawl.targets import Target, target_of
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
