@@ -19,6 +19,7 @@ from fashion_assets.domain.sign_in_limits import (
     admit,
     locked_for,
     refunded,
+    spent_cutoffs,
 )
 
 
@@ -96,6 +97,18 @@ def clear_failures(engine: Engine, subject: str) -> bool:
                                  " RETURNING failures, locked_until"),
                             {"subject": subject}).all()
     return any(row.failures > 0 or row.locked_until is not None for row in rows)
+
+
+def forget_spent(engine: Engine, rules: SignInLimits, now: datetime | None = None) -> int:
+    """Delete the counters that are spent at ``now`` (``sign_in_limits.is_spent``): what
+    every name and address ever tried leaves behind. The number deleted."""
+    window_began, lock_ended = spent_cutoffs(now or utc_naive_now(), rules)
+    with engine.begin() as conn:
+        deleted = conn.execute(text(
+            "DELETE FROM sign_in_failures WHERE first_failure_at <= :window_began"
+            " AND (locked_until IS NULL OR locked_until <= :lock_ended)"),
+            {"window_began": window_began, "lock_ended": lock_ended})
+    return int(deleted.rowcount or 0)
 
 
 def _failures(row) -> Failures:  # type: ignore[no-untyped-def]

@@ -16,6 +16,11 @@ A success then clears the account's counter and takes its attempt back from the 
 
 With the defaults an online guesser gets at most 5 tries per account per 15 minutes, about
 480 a day, whatever the number of addresses it uses against one editor.
+
+A counter whose window and lockout are both over is **spent** (``is_spent``): forgetting it
+changes no later decision, so the catalog deletes such rows now and then
+(``catalog/sign_ins.py: forget_spent``); else every name and address ever tried would keep
+a row, and a guesser inventing names would grow the table without end.
 """
 
 from __future__ import annotations
@@ -79,3 +84,17 @@ def refunded(failures: Failures) -> Failures:
     """The counter with one admitted attempt taken back (it succeeded); a lockout it led to
     stays, the other attempts having failed."""
     return replace(failures, count=max(0, failures.count - 1))
+
+
+def is_spent(failures: Failures, now: datetime, rules: SignInLimits) -> bool:
+    """Whether ``failures`` may be forgotten at ``now``: its window is over and no lockout
+    runs, so a fresh counter would be admitted and counted the same from now on."""
+    window_over = failures.first_at is None or (
+        now - failures.first_at >= timedelta(seconds=rules.window_s))
+    return window_over and locked_for(failures, now) == 0
+
+
+def spent_cutoffs(now: datetime, rules: SignInLimits) -> tuple[datetime, datetime]:
+    """``is_spent`` as two bounds a query can use: a counter is spent when its window began
+    at or before the first and its lockout (if any) ended at or before the second."""
+    return now - timedelta(seconds=rules.window_s), now

@@ -16,6 +16,7 @@ is refused before any password is hashed, and a few are hashed at a time
 from __future__ import annotations
 
 import asyncio
+import time
 
 from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
@@ -33,6 +34,7 @@ from fashion_assets.catalog.sign_ins import (
     account_subject,
     address_subject,
     clear_failures,
+    forget_spent,
     refund_attempt,
     take_attempt,
 )
@@ -52,6 +54,8 @@ HASHES_AT_ONCE = 2
 """Passwords checked at once; the others wait their turn. Each check is scrypt at N = 2^17,
 128 MB while it runs: 40 guesses at once (the thread pool's size) took the page from 279 MB
 to 2.2 GB. Two keep both cores busy and the page's memory within 300 MB of its idle figure."""
+FORGET_EVERY_S = 300.0
+"""How often a sign-in deletes the spent counters (``sign_ins.forget_spent``)."""
 _UNKNOWN = object()
 
 
@@ -69,6 +73,7 @@ class Access:
         self.accounts = False  # once the catalog has an editor, it always has one
         self.renderer = Renderer(lambda: not self.accounts)
         self.hashing = asyncio.Semaphore(HASHES_AT_ONCE)
+        self.forgotten_at = -FORGET_EVERY_S  # monotonic time of the last forget_spent
 
     async def is_open(self) -> bool:
         """Whether the page is still open: the catalog has no editor account yet."""
@@ -127,6 +132,9 @@ class Access:
         form = await read_form(request)
         if form is None or not csrf_ok(request, form):
             return PlainTextResponse("missing or wrong CSRF token: reload the page", 403)
+        if time.monotonic() - self.forgotten_at >= FORGET_EVERY_S:
+            self.forgotten_at = time.monotonic()
+            await run_in_threadpool(forget_spent, self.engine, self.limits)
         name = form.get("name", "")
         subjects = (account_subject(name),
                     address_subject(request.client.host if request.client else ""))

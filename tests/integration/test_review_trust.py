@@ -8,7 +8,9 @@
   its CSRF token) was accepted with the editor's sign-in:
   test_a_planted_form_cookie_does_not_go_with_another_editors_sign_in;
 - `review serve --host ::1` answered every request 400 and printed `http://::1:PORT/`:
-  test_serve_on_ipv6_loopback_answers_and_prints_a_url_with_brackets.
+  test_serve_on_ipv6_loopback_answers_and_prints_a_url_with_brackets;
+- every name and address ever tried kept a row of sign-in counters:
+  test_spent_sign_in_counters_are_forgotten_and_running_ones_kept.
 """
 
 from __future__ import annotations
@@ -17,11 +19,19 @@ import os
 import re
 import subprocess
 import sys
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx
 from sqlalchemy import Engine
 
+from fashion_assets.catalog.sign_ins import (
+    account_subject,
+    address_subject,
+    forget_spent,
+    locked_each,
+    take_attempt,
+)
 from fashion_assets.domain.sign_in_limits import SignInLimits
 from fashion_assets.review_app.server import timed_config
 from fashion_assets.storage import ObjectStore
@@ -122,3 +132,23 @@ def test_serve_on_ipv6_loopback_answers_and_prints_a_url_with_brackets(
         finally:
             server.terminate()
             server.wait(30)
+
+
+def test_spent_sign_in_counters_are_forgotten_and_running_ones_kept(engine: Engine) -> None:
+    """30 invented names from 30 addresses, and one account guessed to its lockout: once
+    the window is over the invented names' rows go, the lockout's row stays until it ends,
+    and the account is still locked out in between."""
+    rules = SignInLimits(per_account=5, per_address=20, window_s=900, lockout_s=1800)
+    start = datetime(2026, 12, 7, 9, 0)
+    for n in range(30):
+        assert take_attempt(engine, [(account_subject(f"invented{n}"), 5),
+                                     (address_subject(f"198.51.100.{n}"), 20)], rules,
+                            start) == 0
+    ana = account_subject("ana")
+    for n in range(6):
+        take_attempt(engine, [(ana, 5)], rules, start + timedelta(seconds=n))
+    assert forget_spent(engine, rules, start + timedelta(seconds=899)) == 0
+    assert forget_spent(engine, rules, start + timedelta(seconds=900)) == 60
+    assert locked_each(engine, [ana], start + timedelta(seconds=900))[ana] > 0
+    assert forget_spent(engine, rules, start + timedelta(seconds=1804)) == 1
+    assert take_attempt(engine, [(ana, 5)], rules, start + timedelta(seconds=1804)) == 0

@@ -13,8 +13,10 @@ from fashion_assets.domain.sign_in_limits import (
     SignInLimits,
     admit,
     after_failure,
+    is_spent,
     locked_for,
     refunded,
+    spent_cutoffs,
 )
 
 T0 = datetime(2026, 12, 4, 9, 0)
@@ -83,3 +85,28 @@ def test_a_refund_takes_one_attempt_back_and_keeps_the_lockout() -> None:
     _, two = admit(one, T0, 2, rules)
     assert refunded(one).count == 0 and refunded(Failures()).count == 0
     assert refunded(two).count == 1 and refunded(two).locked_until == two.locked_until
+
+
+moments = st.integers(0, 4_000).map(lambda s: T0 + timedelta(seconds=s))
+
+
+@given(st.integers(0, 12), moments, st.one_of(st.none(), moments), moments,
+       st.lists(st.integers(0, 2_000), max_size=8), st.integers(1, 6))
+def test_a_spent_counter_decides_as_no_counter_does(
+        count: int, first_at: datetime, locked_until: datetime | None, now: datetime,
+        later: list[int], limit: int) -> None:
+    """Forgetting a spent counter changes no decision from then on: any attempts after
+    ``now`` are admitted and counted alike with it and without it. And the cutoffs a query
+    uses say what the rule says."""
+    failures = Failures(count, first_at, locked_until)
+    window_began, lock_ended = spent_cutoffs(now, RULES)
+    assert is_spent(failures, now, RULES) == (
+        first_at <= window_began and (locked_until is None or locked_until <= lock_ended))
+    if not is_spent(failures, now, RULES):
+        return
+    kept, fresh = failures, Failures()
+    for gap in sorted(later):
+        moment = now + timedelta(seconds=gap)
+        (ok_kept, kept), (ok_fresh, fresh) = (admit(kept, moment, limit, RULES),
+                                              admit(fresh, moment, limit, RULES))
+        assert ok_kept == ok_fresh and kept == fresh
