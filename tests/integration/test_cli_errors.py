@@ -71,7 +71,7 @@ def test_any_text_as_a_url_gives_an_engine_or_a_catalog_url_error(url: str) -> N
         engine.dispose()
 
 
-@pytest.mark.parametrize("args", [("replica", "serve"), ("review", "serve")],
+@pytest.mark.parametrize("args", [("replica", "serve"), ("review", "serve"), ("api", "serve")],
                          ids=lambda args: " ".join(args))
 def test_a_port_another_program_listens_on_is_one_line(args: tuple[str, ...],
                                                        tmp_path: Path) -> None:
@@ -88,3 +88,18 @@ def test_a_port_another_program_listens_on_is_one_line(args: tuple[str, ...],
     assert f"('127.0.0.1', {port})" in line or f"127.0.0.1:{port}" in line, line
     assert line.endswith("another program listens there; stop it, or choose another port "
                          "(--port)"), line
+
+
+@pytest.mark.parametrize("args", [("review", "serve"), ("api", "serve")],
+                         ids=lambda args: " ".join(args))
+def test_a_trusted_proxy_that_is_no_address_is_one_line(args: tuple[str, ...],
+                                                        tmp_path: Path) -> None:
+    """uvicorn would take ``proxy.example`` for a socket's name and trust nothing, silently."""
+    env = {**os.environ, "FASHION_DATABASE_URL": f"sqlite:///{tmp_path / 'c.db'}",
+           "FASHION_HOME": str(tmp_path), "FASHION_TRUSTED_PROXIES": "10.0.0.5, proxy.example"}
+    done = subprocess.run([sys.executable, "-m", "fashion_assets", *args, "--port", "0"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stdout == "", done
+    assert done.stderr.splitlines()[-1] == (
+        "Error: FASHION_TRUSTED_PROXIES: 'proxy.example' is not an address or a network "
+        "(10.0.0.5, 10.0.0.0/24)"), done.stderr
