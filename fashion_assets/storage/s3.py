@@ -192,9 +192,11 @@ class S3Store:
         """``read`` applied to the object's streamed body; ``KeyError`` if absent."""
         name = self._name(key)
         try:
-            response = self._s3().get_object(Bucket=self.bucket, Key=name)
-            with response["Body"] as body:
+            body = self._s3().get_object(Bucket=self.bucket, Key=name)["Body"]
+            try:
                 return read(body)
+            finally:
+                body.close()
         except ClientError as error:
             if _code(error) in {"NoSuchKey", "404"}:
                 raise KeyError(key) from None
