@@ -115,12 +115,13 @@ def ingest_counts(prefix: str, results: Sequence[_Ingested], counters: FetchCoun
 
 
 def heal_metadata(report: HealReport) -> dict[str, object]:
-    """The store heal's counts (``heal_``: photos checked, missing from the store, fetched
-    again, still missing), then, when any is still missing, its count by reason and the
-    tries that failed (``domain/store_heal.py: MAX_LISTED`` of them)."""
+    """The store heal's counts (``heal_``: photos checked, missing from the store, damaged
+    among those, fetched again, still missing), then, when any is still missing, its count
+    by reason and the tries that failed (``domain/store_heal.py: MAX_LISTED`` of them)."""
     return {
         "heal_checked": report.checked,
         "heal_missing": report.missing,
+        "heal_damaged": report.damaged,
         "heal_healed": report.healed,
         "heal_still_missing": report.unhealed_count,
         **(table("heal_still_missing_by_reason", [("reason", "string"), ("objects", "int")],

@@ -148,6 +148,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_HEAL_CRON", "15 * * * *", "When store_heal_schedule runs a tick of the "
             "store heal (cron, UTC): hourly by default, so a million photos are all checked "
             "about every two days."),
+    Setting("FASHION_SCRUB_BYTES", str(4 * 1024**3), "Bytes store_scrub_job reads per tick "
+            "(4 GiB; the last object read may go over): the next referenced photos in key "
+            "order, read in full and checked against their key (the sha1 of their bytes); a "
+            "damaged one is fetched again from its source URLs, or listed as lost with the "
+            "reason. Read when the code location loads (the job's default `budget`)."),
+    Setting("FASHION_SCRUB_CRON", "45 * * * *", "When store_scrub_schedule runs a tick of the "
+            "store scrub (cron, UTC): hourly by default, about 100 GB read a day."),
     Setting("FASHION_CELERY_CONFIG", "", "The Celery file (deploy/celery.yaml) of the run "
             "launcher that sends whole runs to Celery workers: deploy/dagster.yaml's "
             "`run_launcher` reads it, and the workers are started with it. Read by the "

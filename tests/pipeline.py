@@ -80,3 +80,15 @@ def heal_store(instance: Any, env: Mapping[str, str] | None = None, *,
     result = _job(_env_items(env), JOB_NAME).execute_in_process(
         instance=instance, raise_on_error=False, run_config=config)
     return job_summary(run_outcome(instance, result.run_id), step=OP_NAME)
+
+
+def scrub_store(instance: Any, env: Mapping[str, str] | None = None, *,
+                budget: int | None = None) -> dict[str, Any]:
+    """A tick of store_scrub_job here (``budget`` bytes, else ``FASHION_SCRUB_BYTES``); its
+    summary, as ``store scrub`` prints it."""
+    from fashion_assets.jobs.store_scrub import JOB_NAME, OP_NAME
+
+    config = {"ops": {OP_NAME: {"config": {"budget": budget}}}} if budget is not None else {}
+    result = _job(_env_items(env), JOB_NAME).execute_in_process(
+        instance=instance, raise_on_error=False, run_config=config)
+    return job_summary(run_outcome(instance, result.run_id), step=OP_NAME)

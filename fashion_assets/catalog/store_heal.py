@@ -26,6 +26,7 @@ from fashion_assets.catalog.entities import EntityTables
 from fashion_assets.catalog.integrity import referenced_page
 from fashion_assets.catalog.media import IMAGE_TABLES
 from fashion_assets.domain.store_heal import LostObject, Step, Unhealed, lost_object
+from fashion_assets.domain.store_scrub import size_damage
 from fashion_assets.storage import ObjectStore
 
 WALK = "archive"
@@ -33,9 +34,11 @@ WALK = "archive"
 KEYS_PER_QUERY = 500
 """Bound keys or items per query: SQL size stays bounded, far below SQLite's limit."""
 
+SCRUB_WALK = "scrub"
+"""The store scrub's walk (``crawl/store_scrub.py``): the same keys, read in full."""
 _SOURCE_URLS = {
-    table: text(f"SELECT object_key, source_image_url FROM {table} WHERE object_key IN :keys")
-    .bindparams(bindparam("keys", expanding=True))
+    table: text(f"SELECT object_key, source_image_url, byte_size FROM {table}"
+                " WHERE object_key IN :keys").bindparams(bindparam("keys", expanding=True))
     for table in IMAGE_TABLES
 }
 _REFERENCED = " OR ".join(f"EXISTS (SELECT 1 FROM {table} i WHERE i.object_key = l.object_key)"
@@ -95,30 +98,42 @@ def keys_of(engine: Engine, tables: EntityTables, items: Sequence[Listed]) -> li
 
 
 def find_lost(engine: Engine, store: ObjectStore, keys: Sequence[str]) -> list[LostObject]:
-    """Those of ``keys`` the store does not have, each with the source URLs its photo rows
-    record (drafts and catalog, both kinds), in key order."""
-    absent = sorted(store.missing(keys))
-    urls = source_urls(engine, absent)
-    return [lost_object(key, urls.get(key, ())) for key in absent]
+    """Those of ``keys`` the store does not have or holds damaged (``size_damage``: empty,
+    or not the size their rows recorded, seen by the lookup itself), each with the source
+    URLs its photo rows record (drafts and catalog, both kinds), in key order."""
+    stored = store.sizes(keys)
+    recorded = photo_rows(engine, keys)
+    lost = []
+    for key in sorted(set(keys)):
+        urls, sizes = recorded.get(key, (set(), set()))
+        if key not in stored:
+            lost.append(lost_object(key, urls))
+        elif (damage := size_damage(key, stored[key], sizes)) is not None:
+            lost.append(lost_object(key, urls, damage.line()))
+    return lost
 
 
-def source_urls(engine: Engine, keys: Sequence[str]) -> dict[str, set[str]]:
-    """The source URLs every photo row of ``keys`` records, by key ('' where none is)."""
-    found: dict[str, set[str]] = {}
+def photo_rows(engine: Engine, keys: Sequence[str]) -> dict[str, tuple[set[str], set[int]]]:
+    """The source URLs ('' where none is) and sizes every photo row of ``keys`` records."""
+    found: dict[str, tuple[set[str], set[int]]] = {}
     with engine.connect() as conn:
         for start in range(0, len(keys), KEYS_PER_QUERY):
             part = list(keys[start:start + KEYS_PER_QUERY])
             for query in _SOURCE_URLS.values():
-                for key, url in conn.execute(query, {"keys": part}):
-                    found.setdefault(key, set()).add(url)
+                for key, url, size in conn.execute(query, {"keys": part}):
+                    urls, sizes = found.setdefault(key, (set(), set()))
+                    urls.add(url)
+                    if size is not None:
+                        sizes.add(int(size))
     return found
 
 
-def read_cursor(engine: Engine) -> HealCursor:
-    """Where the walk stands; a fresh catalog starts a first pass."""
+def read_cursor(engine: Engine, walk: str = WALK) -> HealCursor:
+    """Where the walk stands (the heal's, or ``SCRUB_WALK``); a fresh catalog starts a
+    first pass."""
     with engine.connect() as conn:
         row = conn.execute(text("SELECT after_key, passes, pass_started_at"
-                                " FROM store_heal_cursor WHERE walk = :w"), {"w": WALK}).first()
+                                " FROM store_heal_cursor WHERE walk = :w"), {"w": walk}).first()
     if row is None:
         return HealCursor("", 0, None)
     started = None if row[2] is None else utc_naive(row[2])
@@ -138,19 +153,35 @@ def finish_tick(engine: Engine, step: Step, unhealed: Sequence[Unhealed],
         conn.execute(text(f"DELETE FROM lost_objects WHERE object_key > :after{bound}"),
                      {"after": step.after, "upto": step.upto})
         _insert_lost(conn, unhealed, now)
-        _move_cursor(conn, step, now)
+        _move_cursor(conn, step, now, WALK)
+
+
+def finish_scrub(engine: Engine, step: Step, damaged: Sequence[str],
+                 unhealed: Sequence[Unhealed], now: datetime) -> None:
+    """Record a tick of the scrub in one transaction: the lost rows of the ``damaged`` keys
+    it found replaced by ``unhealed``, and its cursor moved on. The other keys it read are
+    the heal's to record (one the store lacks is not the scrub's to list)."""
+    with engine.begin() as conn:
+        _forget(conn, damaged)
+        _insert_lost(conn, unhealed, now)
+        _move_cursor(conn, step, now, SCRUB_WALK)
 
 
 def record_checked(engine: Engine, keys: Sequence[str], unhealed: Sequence[Unhealed],
                    now: datetime) -> None:
     """Record a heal of ``keys`` (a crawl's shows): their lost rows replaced by ``unhealed``,
     in one transaction."""
+    with engine.begin() as conn:
+        _forget(conn, keys)
+        _insert_lost(conn, unhealed, now)
+
+
+def _forget(conn: Connection, keys: Sequence[str]) -> None:
+    """Remove the lost rows of ``keys``."""
     forget = text("DELETE FROM lost_objects WHERE object_key IN :keys").bindparams(
         bindparam("keys", expanding=True))
-    with engine.begin() as conn:
-        for start in range(0, len(keys), KEYS_PER_QUERY):
-            conn.execute(forget, {"keys": list(keys[start:start + KEYS_PER_QUERY])})
-        _insert_lost(conn, unhealed, now)
+    for start in range(0, len(keys), KEYS_PER_QUERY):
+        conn.execute(forget, {"keys": list(keys[start:start + KEYS_PER_QUERY])})
 
 
 def _insert_lost(conn: Connection, unhealed: Sequence[Unhealed], now: datetime) -> None:
@@ -166,7 +197,7 @@ def _insert_lost(conn: Connection, unhealed: Sequence[Unhealed], now: datetime) 
           "now": utc_naive(now)} for u in unhealed])
 
 
-def _move_cursor(conn: Connection, step: Step, now: datetime) -> None:
+def _move_cursor(conn: Connection, step: Step, now: datetime, walk: str) -> None:
     """The cursor after ``step``: its next key, a pass more when it wrapped, the pass's
     start when this tick began one."""
     conn.execute(_timed(
@@ -177,7 +208,7 @@ def _move_cursor(conn: Connection, step: Step, now: datetime) -> None:
         " pass_started_at = CASE WHEN :began THEN excluded.pass_started_at"
         "  ELSE store_heal_cursor.pass_started_at END,"
         " updated_at = excluded.updated_at"),
-        {"walk": WALK, "next": step.next_after, "wrapped": int(step.wrapped),
+        {"walk": walk, "next": step.next_after, "wrapped": int(step.wrapped),
          "began": step.after == "", "now": utc_naive(now)})
 
 

@@ -1,4 +1,4 @@
-"""``fashion-assets store``: the photos the object store lost, and healing them."""
+"""``fashion-assets store``: the photos the object store lost or holds damaged, and healing them."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from fashion_assets.cli.common import (
 
 @click.group()
 def store() -> None:
-    """Photos the object store lost: those it could not fetch again, and a heal now."""
+    """Photos the object store lost or holds damaged: those it could not fetch again, and a
+    heal or a scrub now."""
 
 
 @store.command("missing")
@@ -75,5 +76,32 @@ def store_heal(batch: int | None, as_json: bool) -> None:
                       if summary["pass_complete"] else ""))
     else:
         click.echo(f"store heal: FAILED - {summary['error']}")
+    if not summary["success"]:
+        sys.exit(1)
+
+
+@store.command("scrub")
+@click.option("--budget", type=WholeNumber(1), default=None,
+              help="Bytes of stored photos to read (default FASHION_SCRUB_BYTES).")
+@click.option("--json", "as_json", is_flag=True, help="Print the tick's figures as JSON.")
+def store_scrub(budget: int | None, as_json: bool) -> None:
+    """Run a tick of store_scrub_job now (what store_scrub_schedule does): read the next
+    referenced photos in full, check each against its key, fetch the damaged ones again."""
+    from fashion_assets.jobs.store_scrub import JOB_NAME, OP_NAME
+
+    config = {"ops": {OP_NAME: {"config": {"budget": budget}}}} if budget is not None else {}
+    summary = run_and_follow(JOB_NAME, step=OP_NAME, run_config=config)
+    if as_json:
+        echo_json(summary)
+    elif summary["success"]:
+        click.echo(f"{summary['scrub_read_objects']} photos read "
+                   f"({summary['scrub_read_bytes']:,} bytes), {summary['scrub_damaged']} "
+                   f"damaged, {summary['heal_healed']} fetched again, "
+                   f"{summary['heal_still_missing']} listed as lost"
+                   + (f" ({program()} store missing)" if summary["heal_still_missing"] else "")
+                   + ("; the walk of the archive is complete and starts over"
+                      if summary["pass_complete"] else ""))
+    else:
+        click.echo(f"store scrub: FAILED - {summary['error']}")
     if not summary["success"]:
         sys.exit(1)

@@ -47,6 +47,7 @@ from fashion_assets.domain.store_heal import (
     judge,
     nowhere_to_fetch,
 )
+from fashion_assets.domain.store_scrub import with_damage
 from fashion_assets.storage import ObjectStore, object_key
 
 
@@ -100,12 +101,27 @@ async def heal_tick(fetcher: Fetcher, store: ObjectStore, engine: Engine, batch:
 async def heal_keys(fetcher: Fetcher, store: ObjectStore, engine: Engine, keys: Sequence[str],
                     *, limits: CrawlLimits, on_done: Callable[[], None] = lambda: None
                     ) -> list[Healing]:
-    """The outcome of every key of ``keys`` the store lacks (those it has are not touched),
-    ``limits.image_concurrency`` objects at a time; durable before returning."""
+    """The outcome of every key of ``keys`` the store lacks or holds damaged (those it has
+    whole are not touched), ``limits.image_concurrency`` objects at a time; durable before
+    returning."""
     if not keys:
         return []
     lost = await with_retries(f"the object store's lookup ({store.url})", limits.infra_retry_s,
                               find_lost, engine, store, keys)
+    return await heal_lost(fetcher, store, lost, limits=limits, on_done=on_done)
+
+
+async def heal_lost(fetcher: Fetcher, store: ObjectStore, lost: Sequence[LostObject], *,
+                    limits: CrawlLimits, on_done: Callable[[], None] = lambda: None
+                    ) -> list[Healing]:
+    """Fetch ``lost`` again. A damaged one is removed from the store first: the store is
+    create-only, so its bytes could not be written over, and none of it is served meanwhile
+    (a tick that dies before recording leaves a missing object, which the heal's walk
+    finds)."""
+    damaged = [item.key for item in lost if item.damage]
+    for key in damaged:
+        await with_retries(f"the object store's delete ({store.url})", limits.infra_retry_s,
+                           store.delete, key)
     slots = asyncio.Semaphore(limits.image_concurrency)
 
     async def one(item: LostObject) -> Healing:
@@ -124,8 +140,10 @@ async def heal_keys(fetcher: Fetcher, store: ObjectStore, engine: Engine, keys: 
 async def heal_object(fetcher: Fetcher, store: ObjectStore, lost: LostObject,
                       limits: CrawlLimits) -> Healing:
     """Try each source URL of ``lost`` in turn; store the first answer that is its bytes."""
+    damaged = bool(lost.damage)
     if not lost.urls:
-        return Healing(lost.key, None, (nowhere_to_fetch(lost.key),))
+        return Healing(lost.key, None, (with_damage(nowhere_to_fetch(lost.key), lost.damage),),
+                       damaged)
     failures: list[Unhealed] = []
     for url in lost.urls:
         got, body, content_type = await _refetch(fetcher, url, limits)
@@ -134,9 +152,9 @@ async def heal_object(fetcher: Fetcher, store: ObjectStore, lost: LostObject,
             # Create-only: a concurrent heal or crawl that stored it first wrote these bytes.
             await with_retries(f"the object store's put ({store.url})", limits.infra_retry_s,
                                store.put, lost.key, body, content_type)
-            return Healing(lost.key, url, tuple(failures))
-        failures.append(failure)
-    return Healing(lost.key, None, tuple(failures))
+            return Healing(lost.key, url, tuple(failures), damaged)
+        failures.append(with_damage(failure, lost.damage))
+    return Healing(lost.key, None, tuple(failures), damaged)
 
 
 async def _refetch(fetcher: Fetcher, url: str, limits: CrawlLimits

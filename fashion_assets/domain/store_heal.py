@@ -32,16 +32,19 @@ MAX_LISTED = 100
 
 @dataclass(frozen=True)
 class LostObject:
-    """An object the store no longer has, and the source URLs to fetch it from, in order."""
+    """An object the store no longer has, and the source URLs to fetch it from, in order;
+    ``damage`` says what was wrong with it when the store held damaged bytes ("" when it
+    held none: ``domain/store_scrub.py``)."""
 
     key: str
     urls: tuple[str, ...]
+    damage: str = ""
 
 
-def lost_object(key: str, urls: Iterable[str]) -> LostObject:
+def lost_object(key: str, urls: Iterable[str], damage: str = "") -> LostObject:
     """The lost ``key`` with each distinct non-empty URL once, sorted: the same order on
     every tick and every machine, whichever table or row each URL was read from."""
-    return LostObject(key, tuple(sorted({url for url in urls if url})))
+    return LostObject(key, tuple(sorted({url for url in urls if url})), damage)
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,7 @@ class Healing:
     key: str
     healed_from: str | None
     failures: tuple[Unhealed, ...] = ()
+    damaged: bool = False
 
     @property
     def healed(self) -> bool:
@@ -105,10 +109,12 @@ class Healing:
 @dataclass
 class HealReport:
     """The tally of a heal (a tick of the scheduled job, or a crawl's shows): keys checked,
-    missing from the store, healed, still missing by reason, and the first unhealed tries."""
+    missing from the store (damaged ones among them: removed, so lost), healed, still
+    missing by reason, and the first unhealed tries."""
 
     checked: int = 0
     missing: int = 0
+    damaged: int = 0
     healed: int = 0
     still_missing: Counter[str] = field(default_factory=Counter)
     unhealed: list[Unhealed] = field(default_factory=list)
@@ -118,6 +124,7 @@ class HealReport:
         self.checked += checked
         self.missing += len(outcomes)
         for outcome in outcomes:
+            self.damaged += outcome.damaged
             if outcome.healed:
                 self.healed += 1
                 continue
@@ -133,7 +140,9 @@ class HealReport:
         """The report in one line, for logs and the terminal."""
         reasons = ", ".join(f"{count} {reason}"
                             for reason, count in sorted(self.still_missing.items()))
-        return (f"{self.checked} photos checked, {self.missing} missing from the store, "
+        damaged = f" ({self.damaged} of them damaged)" if self.damaged else ""
+        return (f"{self.checked} photos checked, {self.missing} missing from the store"
+                f"{damaged}, "
                 f"{self.healed} fetched again, {self.unhealed_count} still missing"
                 + (f" ({reasons})" if reasons else ""))
 

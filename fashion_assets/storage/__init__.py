@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from fashion_assets.storage.base import (
+    DamagedObject,
+    Digest,
     MissingBucketError,
     ObjectStore,
     StoreError,
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
     from fashion_assets.storage.s3 import S3Store
 
 __all__ = [
+    "DamagedObject",
+    "Digest",
     "FileStore",
     "MissingBucketError",
     "ObjectStore",

@@ -66,6 +66,54 @@ def is_object_path(relative: str) -> bool:
     return is_object_key(key) and shard == key[:2]
 
 
+READ_CHUNK = 1024 * 1024
+"""Bytes read at a time when an object is checked against its key: memory stays flat
+whatever the object's size."""
+
+
+def digest_chunks(chunks: Iterable[bytes]) -> Digest:
+    """The size and sha1 of the bytes ``chunks`` yield, one chunk in memory at a time."""
+    sha1 = hashlib.sha1(usedforsecurity=False)
+    size = 0
+    for chunk in chunks:
+        sha1.update(chunk)
+        size += len(chunk)
+    return Digest(size, sha1.hexdigest())
+
+
+def verified(key: str, data: bytes) -> bytes:
+    """``data`` if it is ``key``'s bytes; a ``DamagedObject`` otherwise.
+
+    Every read checks what it serves: the key is the sha1 of the bytes written, so bytes
+    with another sha1 (a file truncated or overwritten behind the store's back) are never
+    passed on as the photo. A few milliseconds for a photo of a few MB.
+    """
+    if object_key(data) != key:
+        raise DamagedObject(key, len(data))
+    return data
+
+
+class DamagedObject(KeyError):
+    """What is stored under a key is not the bytes the key names (truncated, overwritten).
+
+    A ``KeyError``: every reader that answers "not found" for an absent object answers the
+    same for a damaged one, and the store scrub (``jobs/store_scrub.py``) fetches it again.
+    """
+
+    def __init__(self, key: str, size: int) -> None:
+        super().__init__(key)
+        self.key = key
+        self.size = size
+
+
+@dataclass(frozen=True)
+class Digest:
+    """What an object's bytes are, read in full: their count and their sha1."""
+
+    size: int
+    sha1: str
+
+
 class StoreError(OSError):
     """The store could not complete an operation (network, permissions, server error).
 
@@ -128,7 +176,18 @@ class ObjectStore(Protocol):
         ...
 
     def get(self, key: str) -> bytes:
-        """The bytes stored under ``key``; ``KeyError`` if absent."""
+        """The bytes stored under ``key``, checked against it; ``KeyError`` if absent,
+        ``DamagedObject`` (a ``KeyError``) if they are not the key's bytes."""
+        ...
+
+    def digest(self, key: str) -> Digest:
+        """The size and sha1 of what is stored under ``key``, read in chunks of
+        ``READ_CHUNK`` (the store scrub); ``KeyError`` if absent."""
+        ...
+
+    def sizes(self, keys: Iterable[str]) -> dict[str, int]:
+        """The stored size of each of ``keys`` that is stored (absent ones left out): the
+        lookup ``missing`` makes anyway, so a truncated object is seen without reading it."""
         ...
 
     def stats(self) -> StoreStats:

@@ -14,16 +14,25 @@ from pathlib import Path
 
 from fashion_assets.libc import c_function
 from fashion_assets.storage.base import (
+    READ_CHUNK,
+    Digest,
     StoredObject,
     StoreStats,
     check_content,
     check_key,
+    digest_chunks,
     is_object_path,
     object_path,
+    verified,
 )
 
 # Opening flags that refuse a symbolic link as the last component (ELOOP).
 _NO_LINK = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+_FILE_MODE = 0o600
+"""Objects are readable by the store's owner alone: the processes of the deployment run as
+one user, and nobody else on the machine has to read (or could change) a photo."""
+_FOLDER_MODE = 0o700
 
 TEMP_PREFIX = ".tmp-"
 """Names of half-written files. Only a crash between write and link can leave one behind, and
@@ -46,23 +55,27 @@ class FileStore:
         get exactly one winner, and readers never see a partial file. Durability comes from
         ``sync`` (one flush per show, not one per photo: per-photo fsyncs cost more than the
         download). An object whose size is wrong can only be what a power cut left of an
-        unsynced write, and it is replaced instead of being trusted forever.
+        unsynced write, and it is replaced instead of being trusted forever; so is anything
+        under the key's name that is not a regular file of the store's own (a symbolic link,
+        a hard link: see ``get``). Files are written readable by their owner alone.
 
         A key found stored has its time refreshed: media cleanup only removes orphans older
         than its grace period, so a photo an ingest has just found again is never one.
         """
         final = self.root / object_path(check_content(key, data))
         try:
-            if final.stat().st_size == len(data):
+            info = os.lstat(final)
+            if _own_file(info) and info.st_size == len(data):
                 os.utime(final)  # no temp write for a known photo, only a fresh time
                 return False
-            damaged = True
+            damaged = True  # short, or planted: a link, a second name of some file
         except FileNotFoundError:
             damaged = False
         try:
             temp = _write_temp(final.parent, data)
         except FileNotFoundError:  # the object's folder's first photo
-            final.parent.mkdir(parents=True, exist_ok=True)
+            self.root.mkdir(mode=_FOLDER_MODE, parents=True, exist_ok=True)
+            final.parent.mkdir(mode=_FOLDER_MODE, exist_ok=True)
             temp = _write_temp(final.parent, data)
         try:
             if damaged:
@@ -93,18 +106,53 @@ class FileStore:
             os.close(fd)
 
     def exists(self, key: str) -> bool:
-        """Whether ``key`` is stored."""
-        return (self.root / object_path(key)).is_file()
+        """Whether ``key`` is stored: a regular file of the store's own (``get``)."""
+        return self._size(key) is not None
+
+    def sizes(self, keys: Iterable[str]) -> dict[str, int]:
+        """The size of each of ``keys`` stored as ``get`` would read it; all validated first."""
+        wanted = {check_key(key) for key in keys}
+        found = {key: self._size(key) for key in wanted}
+        return {key: size for key, size in found.items() if size is not None}
+
+    def _size(self, key: str) -> int | None:
+        try:
+            fd = self._open(key)
+        except KeyError:
+            return None
+        try:
+            return os.fstat(fd).st_size
+        finally:
+            os.close(fd)
 
     def get(self, key: str) -> bytes:
-        """The bytes stored under ``key``; ``KeyError`` if absent, or if what is there is not
-        a regular file of the store's own.
+        """The bytes stored under ``key``, checked against it (``verified``); ``KeyError``
+        if absent, or if what is there is not a regular file of the store's own."""
+        fd = self._open(key)
+        try:
+            with os.fdopen(fd, "rb", closefd=False) as file:
+                return verified(key, file.read())
+        finally:
+            os.close(fd)
 
-        The store writes regular files in real folders only, so anything else under a key's
-        name (a symbolic link to /etc/passwd or the catalog, a FIFO, a folder linked
-        elsewhere) was planted: it is refused, never followed or read. Opened without
-        following links, the folder first and the file inside it, then checked on the open
-        descriptor, so nothing can be swapped in between the check and the read.
+    def digest(self, key: str) -> Digest:
+        """Size and sha1 of the object, read ``READ_CHUNK`` bytes at a time."""
+        fd = self._open(key)
+        try:
+            return digest_chunks(iter(lambda: os.read(fd, READ_CHUNK), b""))
+        finally:
+            os.close(fd)
+
+    def _open(self, key: str) -> int:
+        """A descriptor open on ``key``'s object; ``KeyError`` if there is none.
+
+        The store writes regular files in real folders only, each under one name, so
+        anything else under a key's name (a symbolic link to /etc/passwd or the catalog, a
+        FIFO, a folder linked elsewhere, a hard link to a file that also lives under another
+        name and may be changed through it) was planted: it is refused, never followed or
+        read, and the heal writes the object again over it. Opened without following links,
+        the folder first and the file inside it, then checked on the open descriptor, so
+        nothing can be swapped in between the check and the read.
         """
         folder, name = object_path(key).split("/")
         try:
@@ -120,12 +168,14 @@ class FileStore:
                 raise KeyError(key) from None
             raise
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise KeyError(key)
-            with os.fdopen(fd, "rb", closefd=False) as file:
-                return file.read()
-        finally:
+            owned = _own_file(os.fstat(fd))
+        except BaseException:
             os.close(fd)
+            raise
+        if not owned:
+            os.close(fd)
+            raise KeyError(key)
+        return fd
 
     def stats(self) -> StoreStats:
         """Count objects and bytes, skipping temp files and anything not laid out as an object."""
@@ -196,9 +246,14 @@ class FileStore:
                         yield _Entry(f"{shard.name}/{entry.name}", info)
 
     def missing(self, keys: Iterable[str]) -> set[str]:
-        """Which of ``keys`` are absent; all keys are validated first."""
+        """Which of ``keys`` are absent (or not the store's own file); all validated first."""
         wanted = {check_key(key) for key in keys}
-        return {key for key in wanted if not self.exists(key)}
+        return wanted - self.sizes(wanted).keys()
+
+
+def _own_file(info: os.stat_result) -> bool:
+    """A regular file under one name: what ``put`` leaves (its temp name unlinked)."""
+    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1
 
 
 @dataclass(frozen=True)
@@ -214,7 +269,7 @@ def _write_temp(directory: Path, data: bytes) -> Path:
     """
     temp = directory / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
     # O_EXCL: never adopt (and later delete) a file this call did not create.
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
     try:
         view = memoryview(data)
         while view:  # no buffered file object: one write call for a photo

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 from urllib.parse import quote
 
 import aiohttp
@@ -17,15 +17,21 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from fashion_assets.storage import s3_client
 from fashion_assets.storage.base import (
+    READ_CHUNK,
+    Digest,
     MissingBucketError,
     StoredObject,
     StoreError,
     StoreStats,
     check_content,
     check_key,
+    digest_chunks,
     is_object_path,
     object_path,
+    verified,
 )
+
+_T = TypeVar("_T")
 
 _CREATE_LOST = frozenset({"PreconditionFailed", "ConditionalRequestConflict"})
 """412: the key exists. 409: another create-only write of the key was in flight and won."""
@@ -158,29 +164,45 @@ class S3Store:
 
     def exists(self, key: str) -> bool:
         """Whether ``key`` is stored (one HEAD request)."""
+        return self._size(key) is not None
+
+    def _size(self, key: str) -> int | None:
+        """The object's size from a HEAD request; None when it is absent."""
         name = self._name(key)
         try:
-            self._s3().head_object(Bucket=self.bucket, Key=name)
+            answer = self._s3().head_object(Bucket=self.bucket, Key=name)
         except ClientError as error:
             if _status(error) == 404:
-                return False
+                return None
             self._reraise(error)
         except BotoCoreError as error:
             self._unanswered("lookup", error)
-        return True
+        return int(answer["ContentLength"])
 
     def get(self, key: str) -> bytes:
-        """The bytes stored under ``key``; ``KeyError`` if absent."""
+        """The bytes stored under ``key``, checked against it (``verified``); ``KeyError``
+        if absent, ``DamagedObject`` if they are not the key's bytes."""
+        return verified(key, self._body(key, lambda body: body.read()))
+
+    def digest(self, key: str) -> Digest:
+        """Size and sha1 of the object, its body streamed ``READ_CHUNK`` bytes at a time."""
+        return self._body(key, lambda body: digest_chunks(body.iter_chunks(READ_CHUNK)))
+
+    def _body(self, key: str, read: Callable[[Any], _T]) -> _T:
+        """``read`` applied to the object's streamed body; ``KeyError`` if absent."""
         name = self._name(key)
         try:
-            response = self._s3().get_object(Bucket=self.bucket, Key=name)
+            body = self._s3().get_object(Bucket=self.bucket, Key=name)["Body"]
+            try:
+                return read(body)
+            finally:
+                body.close()
         except ClientError as error:
             if _code(error) in {"NoSuchKey", "404"}:
                 raise KeyError(key) from None
             self._reraise(error)
         except BotoCoreError as error:
             self._unanswered("get", error)
-        return response["Body"].read()
 
     def stats(self) -> StoreStats:
         """Count objects and bytes by listing the prefix, page by page."""
@@ -235,12 +257,18 @@ class S3Store:
         Listing a shard instead would read every object in it, which grows with the store;
         HEADs grow only with the question.
         """
+        wanted = {check_key(key) for key in keys}
+        return wanted - self.sizes(wanted).keys()
+
+    def sizes(self, keys: Iterable[str]) -> dict[str, int]:
+        """The size of each of ``keys`` that is stored: the HEADs of ``missing``."""
         wanted = list({check_key(key) for key in keys})
         if not wanted:
-            return set()
+            return {}
         with ThreadPoolExecutor(max_workers=min(_LOOKUP_THREADS, len(wanted))) as pool:
-            found = pool.map(self.exists, wanted)
-            return {key for key, present in zip(wanted, found, strict=True) if not present}
+            found = pool.map(self._size, wanted)
+            return {key: size for key, size in zip(wanted, found, strict=True)
+                    if size is not None}
 
     def ensure_bucket(self) -> None:
         """Create the bucket if it is missing (tests and the demo; production buckets are

@@ -1,0 +1,165 @@
+"""A store that scrubs itself (issue 36, finding 6): objects truncated or overwritten behind
+the store's back are found, by ``store_scrub_job`` reading a byte budget per tick and by the
+lookups of the heal and the crawl, and fetched again from their source URLs or listed as
+lost with the reason; meanwhile nothing damaged is served or promoted.
+
+Real servers throughout, as in test_store_heal.py: the replica, the catalog on SQLite and
+PostgreSQL, the file store and moto's S3 server over HTTP. Objects are damaged by writing
+their name in the store directly, as a faulty disk or a careless hand would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from dagster import DagsterInstance
+
+from fashion_assets.catalog_api import create_api
+from fashion_assets.replica import ReplicaServer, build_site, start_replica, with_changed_looks
+from fashion_assets.resources import catalog_engine
+from fashion_assets.storage import FileStore, ObjectStore, S3Store, s3_client
+from fashion_assets.storage.base import object_path
+from tests.catalog_db import query
+from tests.conftest import pipeline_env
+from tests.integration.test_promotion import promote, set_status
+from tests.integration.test_review_app import serve
+from tests.integration.test_store_heal import (
+    SITE,
+    crawl,
+    draft_photos_check,
+    examples,
+    photos_of,
+    store_of,
+)
+from tests.pipeline import scrub_store
+
+
+@pytest.fixture
+def own_replica() -> Iterator[ReplicaServer]:
+    """A replica of two brands of 12 photos each, which a test may change."""
+    with start_replica(build_site(brands=2, **{**SITE, "seed": 36})) as server:
+        yield server
+
+
+def damage(store: ObjectStore, key: str, data: bytes) -> None:
+    """Write ``data`` under ``key`` behind the store's back (a file rewritten in place, an
+    S3 object put without the store's create-only condition)."""
+    if isinstance(store, FileStore):
+        (store.root / object_path(key)).write_bytes(data)
+        return
+    assert isinstance(store, S3Store)
+    name = f"{store.prefix}/{object_path(key)}" if store.prefix else object_path(key)
+    s3_client.client(None).put_object(Bucket=store.bucket, Key=name, Body=data)
+
+
+def garbage(size: int) -> bytes:
+    """``size`` bytes that are no photo, for an object overwritten in place."""
+    return (b"garbage!" * (size // 8 + 1))[:size]
+
+
+def scrub_until_the_pass_ends(env: Mapping[str, str], budget: int) -> list[dict[str, Any]]:
+    ticks: list[dict[str, Any]] = []
+    while not ticks or not ticks[-1]["pass_complete"]:
+        summary = scrub_store(DagsterInstance.ephemeral(), dict(env), budget=budget)
+        assert summary["success"], summary
+        ticks.append(summary)
+        assert len(ticks) < 20, ticks
+    return ticks
+
+
+def test_the_scrub_heals_objects_truncated_or_overwritten_or_lists_them_with_the_reason(
+        tmp_path: Path, database_url: str, store_url: str,
+        own_replica: ReplicaServer) -> None:
+    site = own_replica.site
+    env = pipeline_env(tmp_path, database_url, store_url, own_replica)
+    crawl(env, *(("brand", brand.slug) for brand in site.brands))
+    store = store_of(env)
+    photos = {**photos_of(site, site.brands[0].slug), **photos_of(site, site.brands[1].slug)}
+    keys = sorted(photos)
+    kept = {key: store.get(key) for key in keys}
+    emptied, halved, overwritten, gone = keys[1], keys[8], keys[13], keys[20]
+    damage(store, emptied, b"")
+    damage(store, halved, kept[halved][:len(kept[halved]) // 2])
+    for key in (overwritten, gone):
+        damage(store, key, garbage(len(kept[key])))
+    own_replica.replace_site(with_changed_looks(site, {photos[gone].photo_id:
+                                                       {"fault": "gone"}}))
+    total = sum(len(data) for data in kept.values())
+    budget = total // 5
+
+    ticks = scrub_until_the_pass_ends(env, budget)
+
+    assert 3 <= len(ticks) <= 6
+    assert sum(t["scrub_read_objects"] for t in ticks) == len(keys)
+    largest = max(len(data) for data in kept.values())
+    assert all(t["scrub_read_bytes"] < budget + largest for t in ticks)
+    assert sum(t["scrub_damaged"] for t in ticks) == 4
+    assert sum(t["heal_healed"] for t in ticks) == 3
+    assert sum(t["heal_still_missing"] for t in ticks) == 1
+    for key in (emptied, halved, overwritten):
+        assert store.get(key) == kept[key], key
+    # The one the source no longer has is removed from the store, never served, and listed
+    # with the reason and the damage.
+    assert store.missing(keys) == {gone}
+    [(url, reason, detail)] = query(database_url, "SELECT url, reason, detail FROM"
+                                                  " lost_objects WHERE object_key = :k",
+                                    k=gone)
+    assert reason == "not_found" and url
+    assert detail.startswith("damaged in the store (wrong_sha1: ")
+    # Nothing damaged is promoted: the blocking storage check names it.
+    check = draft_photos_check(env, database_url)
+    assert not check.passed
+    assert [(r["object_key"], r["heal"]) for r in examples(check)] == [(gone, "not_found")]
+    # The next pass walks every key again (the lost one is the heal's now) and finds
+    # nothing more.
+    again = scrub_until_the_pass_ends(env, total * 2)
+    assert [(t["scrub_read_objects"], t["scrub_damaged"]) for t in again] == [(len(keys), 0)]
+
+
+def test_a_crawl_fetches_again_the_photos_of_its_shows_that_the_store_holds_truncated(
+        tmp_path: Path, database_url: str, store_url: str,
+        own_replica: ReplicaServer) -> None:
+    brand = own_replica.site.brands[0]
+    env = pipeline_env(tmp_path, database_url, store_url, own_replica)
+    crawl(env, ("brand", brand.slug))
+    store = store_of(env)
+    keys = sorted(photos_of(own_replica.site, brand.slug))
+    kept = {key: store.get(key) for key in keys[:2]}
+    damage(store, keys[0], b"")
+    damage(store, keys[1], kept[keys[1]][:100])
+
+    [run] = crawl(env, ("brand", brand.slug))
+
+    assert (run["photos_lost"], run["photos_healed"]) == (2, 2)
+    for key, data in kept.items():
+        assert store.get(key) == data
+    assert query(database_url, "SELECT count(*) FROM lost_objects") == [(0,)]
+
+
+def test_the_api_answers_404_for_a_photo_overwritten_in_the_store(
+        tmp_path: Path, database_url: str, own_replica: ReplicaServer) -> None:
+    brand = own_replica.site.brands[0]
+    store_url = f"file://{tmp_path / 'objects'}"
+    env = pipeline_env(tmp_path, database_url, store_url, own_replica)
+    crawl(env, ("brand", brand.slug))
+    set_status(database_url, "brand_runway_drafts", "approved", "1 = 1")
+    promote(env, DagsterInstance.ephemeral())
+    store = store_of(env)
+    whole, overwritten = sorted(photos_of(own_replica.site, brand.slug))[:2]
+    damage(store, overwritten, garbage(len(store.get(overwritten))))
+
+    with serve(create_api(catalog_engine(database_url), store)) as url, \
+            httpx.Client(base_url=url) as client:
+        served = client.get(f"/api/v1/photos/{whole}")
+        refused = client.get(f"/api/v1/photos/{overwritten}")
+        thumbnail = client.get(f"/api/v1/photos/{overwritten}/thumbnail")
+
+    assert served.status_code == 200
+    assert hashlib.sha1(served.content).hexdigest() == whole
+    assert refused.status_code == 404, refused.content[:100]
+    assert thumbnail.status_code == 404
