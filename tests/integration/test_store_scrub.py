@@ -11,6 +11,7 @@ their name in the store directly, as a faulty disk or a careless hand would.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from tests.integration.test_store_heal import (
     draft_photos_check,
     examples,
     photos_of,
+    run_cli,
     store_of,
 )
 from tests.pipeline import scrub_store
@@ -163,3 +165,29 @@ def test_the_api_answers_404_for_a_photo_overwritten_in_the_store(
     assert hashlib.sha1(served.content).hexdigest() == whole
     assert refused.status_code == 404, refused.content[:100]
     assert thumbnail.status_code == 404
+
+
+def test_the_command_scrubs_a_tick_and_says_what_it_found(
+        tmp_path: Path, database_url: str, own_replica: ReplicaServer,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``fashion-assets store scrub``: one tick through the command's deployment, its line
+    and its figures as JSON."""
+    brand = own_replica.site.brands[0]
+    env = pipeline_env(tmp_path, database_url, f"file://{tmp_path / 'objects'}", own_replica)
+    crawl(env, ("brand", brand.slug))
+    store = store_of(env)
+    keys = sorted(photos_of(own_replica.site, brand.slug))
+    whole = store.get(keys[2])
+    damage(store, keys[2], garbage(len(whole)))
+
+    code, out = run_cli(env, monkeypatch, "store", "scrub")
+    assert code == 0, out
+    assert out.splitlines()[-1] == (
+        f"{len(keys)} photos read ({sum(len(store.get(k)) for k in keys):,} bytes), 1 damaged,"
+        " 1 fetched again, 0 listed as lost; the walk of the archive is complete and starts"
+        " over")
+    assert store.get(keys[2]) == whole
+    code, out = run_cli(env, monkeypatch, "store", "scrub", "--json", "--budget", "1")
+    assert code == 0, out
+    summary = json.loads(out[out.index("{"):])
+    assert (summary["scrub_read_objects"], summary["scrub_damaged"]) == (1, 0)
