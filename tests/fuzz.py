@@ -30,6 +30,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from sqlalchemy import Engine, text
 
 from fashion_assets.domain.numbers import whole_number
 
@@ -163,6 +164,13 @@ def send(base_url: str, method: str, target: bytes | str, headers: dict[str, str
         response = http.client.HTTPResponse(sock, method=method)
         response.begin()
         return response.status, response.read()
+
+
+def snapshot(engine: Engine, tables: tuple[str, ...]) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of ``tables``, in a stable order: equal before and after, nothing written."""
+    with engine.connect() as conn:
+        return {table: sorted((tuple(row) for row in conn.execute(
+            text(f"SELECT * FROM {table}"))), key=repr) for table in tables}
 
 
 def check_answer(status: int, body: bytes, what: str) -> None:

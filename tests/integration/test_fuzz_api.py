@@ -38,6 +38,7 @@ from tests.fuzz import (
     hostile_text,
     path_segment,
     send,
+    snapshot,
 )
 from tests.integration.test_review_app import png, serve
 
@@ -59,9 +60,7 @@ class Api:
     cursors: tuple[str, ...]  # cursors the API could give: real keys of each listing
 
     def snapshot(self) -> dict[str, list[tuple[Any, ...]]]:
-        with self.engine.connect() as conn:
-            return {table: sorted((tuple(row) for row in conn.execute(
-                text(f"SELECT * FROM {table}"))), key=repr) for table in TABLES}
+        return snapshot(self.engine, TABLES)
 
     def get(self, target: bytes | str) -> int:
         """GET ``target``; its answer checked, and the catalog unchanged by it."""

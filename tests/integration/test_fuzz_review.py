@@ -20,7 +20,7 @@ import httpx
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine
 
 from fashion_assets.catalog.editors import add_editor
 from fashion_assets.domain.review import ACTIONS, EDITABLE, KINDS, QUEUE_SORTS, STATUSES
@@ -36,6 +36,7 @@ from tests.fuzz import (
     path_segment,
     query_string,
     send,
+    snapshot,
 )
 from tests.integration.test_review import street_draft
 from tests.integration.test_review_app import (
@@ -88,9 +89,7 @@ class Site:
     keys: tuple[str, ...]  # their photos' object keys
 
     def snapshot(self) -> dict[str, list[tuple[Any, ...]]]:
-        with self.engine.connect() as conn:
-            return {table: sorted((tuple(row) for row in conn.execute(
-                text(f"SELECT * FROM {table}"))), key=repr) for table in TABLES}
+        return snapshot(self.engine, TABLES)
 
     def exchange(self, method: str, target: bytes | str, who: str, *, body: bytes = b"",
                  content_type: str | None = None) -> int:
