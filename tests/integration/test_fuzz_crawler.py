@@ -118,6 +118,8 @@ def test_every_header_and_status_ends_in_a_recorded_outcome(server: _Answers,
     @example(raw=b"HTTP/1.1 429 X\r\nRetry-After: \xc2\xb2\r\nContent-Length: 0\r\n\r\n",
              kind="page")
     @example(raw=b"HTTP/1.1 200 X\r\nContent-Length: " + b"9" * 5000 + b"\r\n\r\n", kind="image")
+    # The fuzz's find: a Location that urljoin cannot read raised its ValueError.
+    @example(raw=b"HTTP/1.1 301 X\r\nLocation: http://[::1\r\n\r\n", kind="page")
     def check(raw: bytes, kind: str) -> None:
         server.answer = raw
         before = COUNTS["requests"]
