@@ -173,3 +173,13 @@ def test_every_field_of_a_theimpression_page_may_be_anything() -> None:
         parsed(impression_parse(name, url), page)
 
     check()
+
+
+def test_a_control_character_in_an_attributes_name_is_no_error() -> None:
+    """The fuzz's find: ``<time class=""\x08"" ...>`` gave an element an attribute whose
+    name holds a control character, and lxml raised a ValueError when the attributes of an
+    image after it were read."""
+    name, url, page = impression_pages()[1]
+    start = page.index('class="', page.index("<time")) + len('class="')
+    end = page.index('"', start)
+    parsed(impression_parse(name, url), page[:start] + '"\x08' + page[end:])
