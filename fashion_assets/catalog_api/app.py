@@ -35,7 +35,7 @@ from starlette.routing import Route
 
 from fashion_assets.catalog import published
 from fashion_assets.catalog_api.openapi import openapi_document
-from fashion_assets.domain.numbers import in_int64, whole_number
+from fashion_assets.domain.numbers import whole_number
 from fashion_assets.domain.paging import PagingError, page_request
 from fashion_assets.domain.thumbnails import THUMBNAIL, NotAnImage
 from fashion_assets.review_app.hosts import AllowedHosts
@@ -64,7 +64,9 @@ def create_api(engine: Engine, store: ObjectStore, *, cache_s: float = DEFAULT_C
         Route(f"{PREFIX}/shows", api.json(api.shows)),
         Route(f"{PREFIX}/shows/{{brand}}/{{season_code}}", api.json(api.show)),
         Route(f"{PREFIX}/street", api.json(api.albums)),
-        Route(f"{PREFIX}/street/{{city}}/{{year:int}}/{{month:int}}", api.json(api.album)),
+        # Year and month as text, read by the rule for numbers (``album``): Starlette's
+        # ``int`` convertor calls ``int``, which raises past 4,300 digits (a 500).
+        Route(f"{PREFIX}/street/{{city}}/{{year}}/{{month}}", api.json(api.album)),
         Route(f"{PREFIX}/photos/{{key}}", api.photo),
         Route(f"{PREFIX}/photos/{{key}}/thumbnail", api.thumbnail),
         Route(f"{PREFIX}/openapi.json", api.json(lambda request: (200, openapi_document()))),
@@ -72,7 +74,9 @@ def create_api(engine: Engine, store: ObjectStore, *, cache_s: float = DEFAULT_C
     middleware = [Middleware(RefuseControlCharacters)]
     if hosts is not None:
         middleware.insert(0, Middleware(AllowedHosts, allowed=list(hosts)))
-    return Starlette(routes=routes, middleware=middleware)
+    app = Starlette(routes=routes, middleware=middleware)
+    app.router.redirect_slashes = False  # Starlette would build its Location from Host
+    return app
 
 
 class _Api:
@@ -109,9 +113,10 @@ class _Api:
 
     def album(self, request: Request) -> tuple[int, Any]:
         p = request.path_params
-        if not (in_int64(p["year"]) and in_int64(p["month"])):  # no column holds them
+        year, month = whole_number(p["year"]), whole_number(p["month"])
+        if year is None or month is None:  # no album has them, no column holds them
             return 404, {"error": "no such street-style album in the catalog"}
-        found = published.album(self.engine, p["city"], p["year"], p["month"])
+        found = published.album(self.engine, p["city"], year, month)
         return (404, {"error": "no such street-style album in the catalog"}) if found is None \
             else (200, self._with_photo_urls(request, found))
 

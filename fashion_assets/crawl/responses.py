@@ -140,7 +140,11 @@ async def read_response(url: str, response: Answer, max_bytes: int,
         if not location:
             return Fetched(url, url, status, b"", None, 1, "bad_redirect",
                            f"HTTP {status} without a Location header")
-        return urljoin(url, location)
+        try:
+            return urljoin(url, location)
+        except ValueError:  # no URL ("http://[::1"): urljoin raised out of the fetch
+            return Fetched(url, url, status, b"", None, 1, "bad_redirect",
+                           f"HTTP {status} to a Location that is no URL: {location[:200]!r}")
     if status in RETRYABLE_STATUS:
         wait = retry_after_s(response.header("retry-after"))
         if wait is not None:

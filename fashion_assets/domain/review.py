@@ -81,11 +81,13 @@ def parse_draft_ref(text: str) -> DraftRef:
     kind = match["kind"] or "runway"
     if kind not in KINDS:
         raise DraftRefError(f"{text!r}: unknown draft kind {kind!r} (runway or street)")
-    draft_id = int(match["id"])
+    # By the rule for numbers from outside: ``int`` refuses 4,300 digits and more with a
+    # ValueError (a 500 for /drafts/runway:999...), and no draft id is past 64 bits.
+    draft_id = whole_number(match["id"], high=MAX_DRAFT_ID)
+    if draft_id is None:  # no draft has it, and the database could not even compare it
+        raise DraftRefError(f"{text[:40]!r}: no draft id is that large")
     if draft_id <= 0:
         raise DraftRefError(f"{text!r}: draft ids start at 1")
-    if draft_id > MAX_DRAFT_ID:  # no draft has it, and the database could not even compare it
-        raise DraftRefError(f"{text!r}: no draft id is that large")
     return DraftRef(kind, draft_id)
 
 

@@ -167,6 +167,10 @@ def test_filters_and_pages_answer_and_bad_parameters_are_refused(
         answer = api.get(f"/api/v1{path}", params=params)
         assert answer.status_code == 400 and "control character" in answer.text, path
     assert api.get(f"/api/v1/street/paris/{2 ** 80}/1").status_code == 404
+    # The fuzz's find (test_fuzz_api.py): 4,300 digits and more were a 500 (``int``'s limit
+    # in the route's convertor); another script's digit is no year either.
+    for year in ("9" * 5000, "\u0663", "-1"):
+        assert api.get(f"/api/v1/street/paris/{year}/1").status_code == 404, year
     get(api, "/brands", status=400, brand="x")
 
 
@@ -229,6 +233,8 @@ def test_only_listed_host_names_are_answered_and_photo_urls_name_one(
         assert entry["photos"][0]["url"].startswith("http://photos.example:8443/api/v1/")
         entry = httpx.get(f"{url}{path}").json()
         assert entry["photos"][0]["url"].startswith(f"{url}/api/v1/photos/")
+        slashed = httpx.get(f"{url}/api/v1/shows/", headers={"Host": "photos.example"})
+        assert slashed.status_code == 404 and "location" not in slashed.headers
 
 
 def test_the_openapi_document_names_every_route(api: httpx.Client) -> None:
@@ -236,9 +242,7 @@ def test_the_openapi_document_names_every_route(api: httpx.Client) -> None:
     assert document == openapi_document() and document["openapi"] == "3.1.0"
     app = create_api(None, None)  # type: ignore[arg-type]  # routes only, nothing asked
     served = {route.path for route in app.routes}  # type: ignore[attr-defined]
-    described = {path.replace("{year}", "{year:int}").replace("{month}", "{month:int}")
-                 for path in document["paths"]}
-    assert served == described
+    assert served == set(document["paths"])
 
 
 def test_it_pages_through_an_archive_of_26000_shows(tmp_path: Path, database_url: str
