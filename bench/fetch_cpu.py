@@ -7,7 +7,9 @@ that check nothing, all against the replica served by its own process.
 Every client fetches the same photos (the largest width of each, about 5.7 KB), 16 in
 flight on kept-alive connections, on uvloop; twice each, alternating, so that a warming
 server favours none. Prints the client's CPU time per photo (``time.process_time``: this
-process only, not the replica) and its photos per second. docs/performance.md quotes it.
+process only, not the replica) and its photos per second. A second ``Fetcher`` row has every
+origin serve rules that Protego must judge each photo's URL against (``JUDGED_ROBOTS``):
+what robots.txt costs a photo on a host that has rules. docs/performance.md quotes it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ from fashion_assets.replica.pages import image_url
 
 IN_FLIGHT = 16
 SHOWS, PHOTOS = 30, 40
+# A robots.txt every origin serves for the second Fetcher row: rules of the shapes real sites
+# write, none refusing a photo, so that each photo's URL is judged (the replica's CDN has no
+# robots.txt of its own, and a file with no rule is never asked about: crawl/robots.py).
+JUDGED_ROBOTS = ("User-agent: *\nDisallow: /*.pdf$\nDisallow: /photos/*/master/pass/\n"
+                 "Disallow: /api/\nAllow: /api/public/\nDisallow: /*?*utm_\n"
+                 "\nUser-agent: googlebot\nDisallow:\n")
 
 
 def main() -> None:
@@ -59,9 +67,13 @@ def main() -> None:
 
         print(f"{len(urls)} photos, {IN_FLIGHT} in flight", flush=True)
         for _ in range(2):
-            for label, run in (("fashion-assets Fetcher", with_fetcher),
-                               ("httpx AsyncClient (default transport)", with_httpx),
-                               ("aiohttp ClientSession", with_aiohttp)):
+            for label, run, robots in (
+                    ("fashion-assets Fetcher", with_fetcher, ""),
+                    ("fashion-assets Fetcher, each URL judged by robots.txt", with_fetcher,
+                     JUDGED_ROBOTS),
+                    ("httpx AsyncClient (default transport)", with_httpx, ""),
+                    ("aiohttp ClientSession", with_aiohttp, "")):
+                server.control("faults", {"robots_txt": robots} if robots else {})
                 cpu, wall = time.process_time(), time.perf_counter()
                 sizes = loop.run(run())
                 cpu, wall = time.process_time() - cpu, time.perf_counter() - wall

@@ -28,7 +28,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 from urllib.parse import urlsplit
-from urllib.robotparser import RobotFileParser
 
 import httpx
 from aiohttp.abc import AbstractResolver
@@ -45,7 +44,13 @@ from fashion_assets.crawl.responses import (
     transport_errors_retried,
     within_deadline,
 )
-from fashion_assets.crawl.robots import ROBOTS_READ_POLL_S, RobotsFile, RobotsRules, rules_from
+from fashion_assets.crawl.robots import (
+    ROBOTS_READ_POLL_S,
+    RobotsFile,
+    RobotsRules,
+    Rules,
+    rules_from,
+)
 from fashion_assets.crawl.targets import target_of
 from fashion_assets.crawl.transport import CrawlTransport
 from fashion_assets.crawl.windows import RetryAfterWindows, machine_windows_dir
@@ -227,7 +232,7 @@ class Fetcher:
             return HostDecision(True, None, None)
         return await self._resolver.check(name)
 
-    async def _read_robots(self, origin: str) -> RobotFileParser | None:
+    async def _read_robots(self, origin: str) -> Rules | None:
         """``origin``'s rules (``crawl/robots.py``): as another client read them lately
         (kept with the host budget, so the workers and runs of a crawl ask the host once),
         or read now and kept for the others; None when the server could not answer.

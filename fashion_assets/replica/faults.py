@@ -45,6 +45,10 @@ class FaultPlan:
     # was sent was already in flight (the client could not have read the 429 yet), so it is
     # counted apart (``in_flight_after_429``), not as a violation.
     in_flight_grace_s: float = 0.25
+    # Not a fault either: what every origin answers for /robots.txt when set (the CDN's too,
+    # which has none of its own: a 404), in place of the site's own rules, so that a test or
+    # a benchmark can serve the rules it holds a client to (RFC 9309's wildcards and all).
+    robots_txt: str = ""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FaultPlan:

@@ -121,6 +121,8 @@ class Handlers:
                     counters.dropped += 1
                     return drop(request)
             reply = faults.transient_reply(plan, draws, origin, kind, not_found)
+            if reply is None and kind == "robots" and plan.robots_txt:
+                reply = Reply(200, plan.robots_txt.encode(), "text/plain; charset=utf-8")
             if reply is None:
                 reply = reply_for(request)
             counters.by_status[reply.status] += 1
