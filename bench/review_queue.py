@@ -35,12 +35,11 @@ from bench.common import ROOT, fresh_database, machine_sentence
 from bench.reliability import publish
 from fashion_assets.catalog.editors import add_editor
 from fashion_assets.domain.names import name_slug
-from fashion_assets.domain.passwords import ScryptCost
 from fashion_assets.domain.titles import TitleParseError, parse_show_title, season_slug_for
 from fashion_assets.resources import catalog_engine
 from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, object_key, open_store
-from tests.integration.test_review_app import serve, sign_in
+from tests.integration.test_review_app import CHEAP, serve, sign_in
 
 CORPUS = ROOT / "tests" / "data" / "vogue_show_titles.csv"
 PHOTOS = 40
@@ -96,7 +95,7 @@ def populate(database_url: str, drafts: int) -> dict[str, Any]:
             "SELECT 'runway', count(*) FROM brand_runway_drafts UNION ALL"
             " SELECT 'street', count(*) FROM street_snap_drafts UNION ALL"
             " SELECT 'photos', count(*) FROM brand_runway_draft_images")).all())
-    add_editor(engine, EDITOR, PASSWORD, cost=ScryptCost(log2_n=10))
+    add_editor(engine, EDITOR, PASSWORD, cost=CHEAP)
     return {"engine": engine, "brand": brand, "draft": draft, "counts": counts}
 
 
@@ -174,7 +173,7 @@ def main() -> None:
             store = open_store("", home=Path(home))
             big, full_bytes = show_of_big_photos(made["engine"], store, SHOW_PHOTOS)
             with serve(create_app(made["engine"], store,
-                                  password_cost=ScryptCost(log2_n=10))) as url:
+                                  password_cost=CHEAP)) as url:
                 client = sign_in(url, EDITOR, PASSWORD)
                 timed(client, "/", 3)  # warm: connections, templates
                 results = {label: timed(client, path, args.requests)

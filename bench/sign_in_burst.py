@@ -4,7 +4,8 @@ memory before and at the peak.
     python -m bench.sign_in_burst [--guesses 32] [--rounds 3]
 
 ``fashion-assets review serve`` runs as a user starts it, on a SQLite catalog in a temp
-folder with one editor account at the default scrypt cost (N = 2^17, 128 MB a hash). Each
+folder with one editor account at the default password cost (Argon2id: 64 MiB, 3 passes, 1
+lane a hash; scrypt at N = 2^17, 128 MB a hash, before issue 38). Each
 round sends ``--guesses`` wrong passwords for that account at once, each from a client of
 its own that first fetched the login form (its CSRF token), and counts the answers: 401 is
 a password checked, 429 one refused before any hash. The lockout is lifted between rounds
@@ -94,7 +95,7 @@ def main() -> None:
             server.wait(30)
     print(f"machine: {machine()}")
     print(f"{args.guesses} wrong sign-ins at once for one account, {args.rounds} rounds, "
-          "default scrypt cost (N = 2^17):")
+          "default Argon2id cost (64 MiB, 3 passes, 1 lane):")
     for n, (statuses, seconds) in enumerate(rounds, 1):
         print(f"  round {n}: {statuses.get(401, 0)} checked (401), "
               f"{statuses.get(429, 0)} refused before a hash (429), "

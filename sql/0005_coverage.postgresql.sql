@@ -14,20 +14,20 @@ BEGIN
         WHERE d.id = n.draft_id;
     END IF;
     RETURN NULL;
-END $$
-/
+END $$;
+
 CREATE TRIGGER tr_draft_photos_inserted AFTER INSERT ON brand_runway_draft_images
     REFERENCING NEW TABLE AS new_photos
-    FOR EACH STATEMENT EXECUTE FUNCTION coverage_count_draft_photos()
-/
+    FOR EACH STATEMENT EXECUTE FUNCTION coverage_count_draft_photos();
+
 CREATE TRIGGER tr_draft_photos_deleted AFTER DELETE ON brand_runway_draft_images
     REFERENCING OLD TABLE AS old_photos
-    FOR EACH STATEMENT EXECUTE FUNCTION coverage_count_draft_photos()
-/
+    FOR EACH STATEMENT EXECUTE FUNCTION coverage_count_draft_photos();
+
 CREATE TRIGGER tr_draft_photos_updated AFTER UPDATE ON brand_runway_draft_images
     REFERENCING OLD TABLE AS old_photos NEW TABLE AS new_photos
-    FOR EACH STATEMENT EXECUTE FUNCTION coverage_count_draft_photos()
-/
+    FOR EACH STATEMENT EXECUTE FUNCTION coverage_count_draft_photos();
+
 CREATE FUNCTION coverage_count_entry_photos() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF TG_OP IN ('DELETE', 'UPDATE') THEN
@@ -41,16 +41,16 @@ BEGIN
         WHERE e.id = n.runway_id;
     END IF;
     RETURN NULL;
-END $$
-/
+END $$;
+
 CREATE TRIGGER tr_entry_photos_inserted AFTER INSERT ON brand_runway_images
     REFERENCING NEW TABLE AS new_photos
-    FOR EACH STATEMENT EXECUTE FUNCTION coverage_count_entry_photos()
-/
+    FOR EACH STATEMENT EXECUTE FUNCTION coverage_count_entry_photos();
+
 CREATE TRIGGER tr_entry_photos_deleted AFTER DELETE ON brand_runway_images
     REFERENCING OLD TABLE AS old_photos
-    FOR EACH STATEMENT EXECUTE FUNCTION coverage_count_entry_photos()
-/
+    FOR EACH STATEMENT EXECUTE FUNCTION coverage_count_entry_photos();
+
 CREATE TRIGGER tr_entry_photos_updated AFTER UPDATE ON brand_runway_images
     REFERENCING OLD TABLE AS old_photos NEW TABLE AS new_photos
-    FOR EACH STATEMENT EXECUTE FUNCTION coverage_count_entry_photos()
+    FOR EACH STATEMENT EXECUTE FUNCTION coverage_count_entry_photos();

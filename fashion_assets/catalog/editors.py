@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from fashion_assets.catalog.db import utc_naive, utc_naive_now
 from fashion_assets.domain.passwords import (
     DEFAULT_COST,
-    ScryptCost,
+    Argon2Cost,
     check_strength,
     hash_password,
     needs_rehash,
@@ -68,7 +68,7 @@ def editor_name(name: str) -> str:
 
 
 def add_editor(engine: Engine, name: str, password: str, *, role: str = "editor",
-               cost: ScryptCost = DEFAULT_COST) -> Editor:
+               cost: Argon2Cost = DEFAULT_COST) -> Editor:
     """A new account; raises ``EditorError`` (a taken name, a bad role) or ``WeakPassword``."""
     name = editor_name(name)
     if role not in ROLES:
@@ -108,7 +108,7 @@ def get_editor(engine: Engine, name: str) -> Editor | None:
 
 
 def set_password(engine: Engine, name: str, password: str, *,
-                 cost: ScryptCost = DEFAULT_COST) -> Editor:
+                 cost: Argon2Cost = DEFAULT_COST) -> Editor:
     """Give ``name`` a new password; every session they have ends (a password changed
     because it leaked must shut out whoever used it)."""
     editor = existing_editor(engine, name)
@@ -137,7 +137,7 @@ def set_disabled(engine: Engine, name: str, disabled: bool) -> Editor:
 
 
 def authenticate(engine: Engine, name: str, password: str, *,
-                 cost: ScryptCost = DEFAULT_COST) -> Editor | None:
+                 cost: Argon2Cost = DEFAULT_COST) -> Editor | None:
     """The active editor whose name and password these are, or None. A hash made with other
     costs than ``cost`` is replaced by one made with them, now that the password is known."""
     try:
@@ -233,7 +233,7 @@ def _end_sessions(conn, editor_id: int, now: datetime) -> None:  # type: ignore[
 
 
 @functools.cache
-def _unknown_name_hash(cost: ScryptCost) -> str:
+def _unknown_name_hash(cost: Argon2Cost) -> str:
     """Checked when a name is unknown, so that a sign-in takes as long for a name that does
     not exist as for a wrong password: the time tells nobody which names exist."""
     return hash_password(secrets.token_urlsafe(16), cost)

@@ -2,19 +2,28 @@
 
 Each version ``NNNN`` is applied once, in order, inside one transaction together with its row
 in ``schema_migrations``; running again applies nothing. A version is a portable file
-``NNNN_name.sql`` (statements end with ``;``), and may add files for one dialect,
-``NNNN_name.postgresql.sql`` and ``NNNN_name.sqlite.sql``, applied after the portable part on
-that dialect only: for what the two spell too differently to share, such as triggers. Their
-bodies hold ``;`` of their own, so their statements are separated by a line holding only
-``/`` instead, and their comments are left to the database. Two processes starting at
-once serialize on a lock (an advisory lock on PostgreSQL, the write lock on SQLite), so the
-loser sees the winner's rows and skips.
+``NNNN_name.sql``, and may add files for one dialect, ``NNNN_name.postgresql.sql`` and
+``NNNN_name.sqlite.sql``, applied after the portable part on that dialect only: for what the
+two spell too differently to share, such as triggers. Every file is ordinary SQL, statements
+ending with ``;``, comments anywhere.
+
+Where one statement ends is left to each database's own SQL parser, never to a split on ``;``
+here, which broke on a ``;`` inside a string literal, a function body or a trigger:
+PostgreSQL is sent a file whole (the simple query protocol runs several statements in the
+transaction already open), and SQLite's statements are cut where ``sqlite3.complete_statement``
+(SQLite's own ``sqlite3_complete``) says one ends, because pysqlite runs one statement per
+call and its ``executescript`` commits the open transaction first. No parser of a third
+grammar (sqlparse) or migration framework (Alembic) is needed for that.
+
+Two processes starting at once serialize on a lock (an advisory lock on PostgreSQL, the write
+lock on SQLite), so the loser sees the winner's rows and skips.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import sqlite3
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -24,7 +33,8 @@ from fashion_assets.catalog.db import is_postgres
 
 MIGRATIONS_PACKAGE = "fashion_assets.sql"
 _FILE_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)(?:\.(postgresql|sqlite))?\.sql$")
-_DIALECT_SEPARATOR = re.compile(r"^[ \t]*/[ \t]*$", re.MULTILINE)
+_AUTO_ID_TOKEN = re.compile(r"\bAUTO_ID\b")
+_AS_WRITTEN = {"no_parameters": True}
 # Any 64-bit number unique to this project, for pg_advisory_xact_lock.
 _PG_LOCK_ID = 0x6661736869_6F6E
 
@@ -42,12 +52,30 @@ class Migration:
     dialect_sql: Mapping[str, str] = field(default_factory=dict)  # dialect -> its own part
 
     def render(self, dialect: str) -> list[str]:
-        """The statements of this migration for ``dialect``: the portable part, comments
-        dropped, then the dialect's own part, if any."""
-        body = re.sub(r"--[^\n]*", "", self.sql).replace("AUTO_ID", _AUTO_ID[dialect])
-        statements = [stmt.strip() for stmt in body.split(";") if stmt.strip()]
-        own = self.dialect_sql.get(dialect, "")
-        return statements + [s.strip() for s in _DIALECT_SEPARATOR.split(own) if s.strip()]
+        """What to send ``dialect``, in order, each item to one driver call: the portable part
+        (``AUTO_ID`` spelled for the dialect), then the dialect's own part, if any. Whole
+        files for PostgreSQL, single statements for SQLite (see the module docstring)."""
+        scripts = [_AUTO_ID_TOKEN.sub(_AUTO_ID[dialect], self.sql),
+                   self.dialect_sql.get(dialect, "")]
+        if dialect == "sqlite":
+            return [stmt for script in scripts for stmt in sqlite_statements(script)]
+        return [script for script in scripts if script.strip()]
+
+
+def sqlite_statements(script: str) -> list[str]:
+    """``script`` cut into its statements where SQLite's own tokenizer says one is complete,
+    so a ``;`` inside a literal, a quoted name, a comment or a trigger's body stays inside its
+    statement. Text after the last ``;`` is kept as a statement if there is any, as SQLite
+    would run it: a comment alone is a no-op there."""
+    statements, start = [], 0
+    for match in re.finditer(";", script):
+        candidate = script[start:match.end()]
+        if sqlite3.complete_statement(candidate):
+            statements.append(candidate.strip())
+            start = match.end()
+    if tail := script[start:].strip():
+        statements.append(tail)
+    return statements
 
 
 def packaged_migrations() -> list[Migration]:
@@ -74,8 +102,9 @@ def packaged_migrations() -> list[Migration]:
             for v, (name, sql) in sorted(portable.items())]
 
 
-def apply_migrations(engine: Engine) -> list[str]:
-    """Apply the pending migrations; return the names of those applied now."""
+def apply_migrations(engine: Engine, migrations: Sequence[Migration] | None = None) -> list[str]:
+    """Apply the pending migrations (the packaged ones unless ``migrations`` names others);
+    return the names of those applied now."""
     applied_now = []
     with engine.begin() as conn:
         _lock(conn, engine)
@@ -87,11 +116,13 @@ def apply_migrations(engine: Engine) -> list[str]:
             )
         )
         done = {row[0] for row in conn.execute(text("SELECT version FROM schema_migrations"))}
-        for migration in packaged_migrations():
+        for migration in packaged_migrations() if migrations is None else migrations:
             if migration.version in done:
                 continue
-            for statement in migration.render(engine.dialect.name):
-                conn.exec_driver_sql(statement)
+            for script in migration.render(engine.dialect.name):
+                # No parameters: the driver sends the SQL as written, a ``%`` included
+                # (psycopg2 would read one as a placeholder).
+                conn.exec_driver_sql(script, execution_options=_AS_WRITTEN)
             conn.execute(
                 text("INSERT INTO schema_migrations (version, name) VALUES (:v, :n)"),
                 {"v": migration.version, "n": migration.name},

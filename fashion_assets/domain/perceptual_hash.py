@@ -9,16 +9,33 @@ compression), so the sha1 object key stores both. Their perceptual hashes stay c
 - **dHash**: the photo in grayscale at 9 x 8, and whether each pixel is brighter than its
   right-hand neighbour (the gradients, cheap and robust to brightness changes).
 
-Both are the algorithms of the ``imagehash`` library, computed here with numpy alone (the
-DCT as two matrix products) so that the project needs neither scipy nor PyWavelets, and
-with one change for speed: the photo is scaled down by averaging (a box filter) where
-``imagehash`` uses Lanczos. The crawl hashes every photo it stores, and Lanczos cost more
-than the rest of the hash; the box filter merges the replica's looks as well
-(``python -m bench.looks``: the same precision, one look fewer merged of 940).
+Both are the algorithms of the ``imagehash`` library (``imagehash.phash`` and
+``imagehash.dhash``, 8 x 8), computed here with numpy alone (the DCT as two matrix products)
+so that the project needs neither scipy nor PyWavelets. Given the same grayscale pixels, the
+bits are imagehash's exactly: an image already 32 x 32 (pHash) or 9 x 8 (dHash), which
+neither side scales, gives the same hex string
+(tests/unit/test_perceptual_hash_imagehash.py). Two changes for speed make the bits of a
+real photo differ from imagehash's:
 
-A JPEG is decoded at a reduced scale (``Image.draft``: libjpeg scales in the DCT domain,
-here to the smallest size still 32 x 32 or more), a fraction of the cost of decoding every
-pixel of a full-size photo.
+- the photo is scaled down by averaging (a box filter) where ``imagehash`` uses Lanczos.
+  Every photo compared is hashed, and Lanczos cost more than the rest of the hash; the box
+  filter merges the replica's looks as well (``python -m bench.looks``: the same precision,
+  one look fewer merged of 940);
+- a JPEG is decoded at a reduced scale, straight to grayscale (``Image.draft``: libjpeg
+  scales in the DCT domain, here to the smallest size still 32 x 32 or more, and keeps the
+  luma channel), where ``imagehash`` decodes every pixel in colour and converts it: a
+  fraction of the cost for a full-size photo.
+
+On 60 photo-like JPEGs of 1,000 to 2,000 pixels a side (the test's generator), the pHash
+differs from imagehash's by 1.3 bits on average, at most 4: its 64 low frequencies against
+their median hardly move with the filter. The dHash differs by 5.8 on average, 11 or fewer
+on 58 photos, 13 and 17 on the other two: each bit compares two neighbouring cells of a
+9 x 8 image, and where they differ by a grey level or two (a smooth backdrop, a soft focus),
+the filter decides the bit (Lanczos sharpens, the box averages); the filter accounts for most of it
+(5.4 bits on average with a full decode), the reduced decode for the rest. The hashes are
+compared only with each other (``domain/looks.py``), so this matters to nobody who does not
+mix them with imagehash's; at a tight threshold they are not interchangeable. The test
+bounds the difference on 16 of those photos.
 """
 
 from __future__ import annotations

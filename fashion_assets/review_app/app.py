@@ -46,7 +46,7 @@ from fashion_assets.catalog.review import (
 from fashion_assets.domain.coverage import CoverageRules
 from fashion_assets.domain.looks import PairDecision
 from fashion_assets.domain.numbers import whole_number
-from fashion_assets.domain.passwords import DEFAULT_COST, ScryptCost
+from fashion_assets.domain.passwords import DEFAULT_COST, Argon2Cost
 from fashion_assets.domain.progress import STUCK_THRESHOLD_S
 from fashion_assets.domain.review import ACTIONS, EDITABLE, KINDS, STATUSES, DraftRef
 from fashion_assets.domain.sessions import DEFAULT_SESSION_RULES, SessionRules
@@ -86,7 +86,7 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
                instance: Any = None, crawler_refresh_s: float = 3.0,
                stuck_threshold_s: float = STUCK_THRESHOLD_S,
                sessions: SessionRules = DEFAULT_SESSION_RULES,
-               password_cost: ScryptCost = DEFAULT_COST,
+               password_cost: Argon2Cost = DEFAULT_COST,
                sign_in_limits: SignInLimits = DEFAULT_SIGN_IN_LIMITS,
                secure_cookies: bool = False,
                hosts: Sequence[str] | None = None,
@@ -98,7 +98,7 @@ def create_app(engine: Engine, store: ObjectStore, *, editor_name: str = "editor
     elsewhere). ``instance`` (a DagsterInstance, optional) gives the /crawler page its run
     queue; the page refreshes itself every ``crawler_refresh_s`` seconds and marks a crawl
     stale past ``stuck_threshold_s`` without a heartbeat. ``sessions`` says when a sign-in
-    ends; ``password_cost`` is the scrypt cost a sign-in keeps a password's hash at;
+    ends; ``password_cost`` is the Argon2id cost a sign-in keeps a password's hash at;
     ``sign_in_limits`` how many failed sign-ins lock an account or an address out;
     ``secure_cookies`` marks both cookies ``Secure`` (the sign-in cookie is, whatever it
     says, when the request came over HTTPS). ``hosts``: the host names the page answers

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 
 from fashion_assets.catalog import editors as accounts
 from fashion_assets.catalog.db import utc_naive
@@ -24,14 +24,17 @@ from fashion_assets.catalog.editors import (
     start_session,
 )
 from fashion_assets.cli import main
-from fashion_assets.domain.passwords import ScryptCost, WeakPassword
+from fashion_assets.domain.passwords import Argon2Cost, WeakPassword
 from fashion_assets.domain.sessions import SessionRules
 from fashion_assets.resources import catalog_engine
 from tests.catalog_db import query
 
-CHEAP = ScryptCost(log2_n=10)
+CHEAP = Argon2Cost(time_cost=1, memory_kib=1024)
 RULES = SessionRules()
 PASSWORD = "a long enough password"
+# PASSWORD as the previous release kept it: hash_password(PASSWORD, ScryptCost(log2_n=10)).
+SCRYPT_HASH = ("scrypt$10$8$1$y4JIFT4iJTvQB5GpgoB8Wg==$"
+               "6oA/CYK5tni0axhrU8O0wK+GFWglXQhzsaEJnRRNkmo=")
 
 
 @pytest.fixture
@@ -49,7 +52,7 @@ def test_an_editor_signs_in_with_their_own_password_kept_only_as_a_hash(
     assert authenticate(engine, "nobody", PASSWORD, cost=CHEAP) is None
     assert authenticate(engine, "../x", PASSWORD, cost=CHEAP) is None
     [(stored,)] = query(database_url, "SELECT password_hash FROM editors")
-    assert PASSWORD not in stored and stored.startswith("scrypt$10$")
+    assert PASSWORD not in stored and stored.startswith("$argon2id$v=19$m=1024,t=1,p=1$")
 
 
 def test_a_taken_name_a_bad_name_a_bad_role_and_a_weak_password_are_refused(
@@ -70,9 +73,29 @@ def test_a_taken_name_a_bad_name_a_bad_role_and_a_weak_password_are_refused(
 def test_a_sign_in_replaces_a_hash_of_other_costs(engine: Engine, database_url: str) -> None:
     add_editor(engine, "ada", PASSWORD, cost=CHEAP)
 
-    assert authenticate(engine, "ada", PASSWORD, cost=ScryptCost(log2_n=11)) is not None
+    assert authenticate(engine, "ada", PASSWORD, cost=Argon2Cost(2, 1024)) is not None
     [(stored,)] = query(database_url, "SELECT password_hash FROM editors")
-    assert stored.startswith("scrypt$11$")
+    assert stored.startswith("$argon2id$v=19$m=1024,t=2,p=1$")
+
+
+def test_an_earlier_releases_scrypt_hash_signs_in_once_and_becomes_argon2id(
+        engine: Engine, database_url: str) -> None:
+    """Issue 38: hashes are Argon2id now; an account kept since an earlier release keeps its
+    scrypt hash until its editor next signs in, which stores an Argon2id hash instead."""
+    add_editor(engine, "ada", PASSWORD, cost=CHEAP)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE editors SET password_hash = :h"), {"h": SCRYPT_HASH})
+
+    def stored() -> str:
+        [(value,)] = query(database_url, "SELECT password_hash FROM editors")
+        return value
+
+    assert authenticate(engine, "ada", PASSWORD + "!", cost=CHEAP) is None
+    assert stored() == SCRYPT_HASH
+    assert authenticate(engine, "ada", PASSWORD, cost=CHEAP) is not None
+    assert stored().startswith("$argon2id$v=19$m=1024,t=1,p=1$")
+    assert authenticate(engine, "ada", PASSWORD + "!", cost=CHEAP) is None
+    assert authenticate(engine, "ada", PASSWORD, cost=CHEAP) is not None
 
 
 def test_two_editors_have_sessions_of_their_own_and_sign_out_ends_one(engine: Engine) -> None:

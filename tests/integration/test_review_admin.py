@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 
 from fashion_assets.catalog.editors import add_editor, get_editor
 from fashion_assets.domain.sign_in_limits import SignInLimits
@@ -22,6 +22,9 @@ from tests.integration.test_review_app import CHEAP, PASSWORD, serve, sign_in, t
 
 ADMIN, EDITOR = "ada", "ben"
 NEW_PASSWORD = "a brand new passphrase"
+# PASSWORD as an earlier release kept it: scrypt, N = 2^10, r = 8, p = 1.
+SCRYPT_HASH = ("scrypt$10$8$1$emZI7tEXtLMNXTcbzLfOdA==$"
+               "nN2KDcyCXKy6SBOdMKnTOY6lJAQdK4uZrxJo1AahTh4=")
 
 
 @pytest.fixture
@@ -110,6 +113,28 @@ def test_an_admin_lifts_a_lockout(site: str) -> None:
     assert "locked out" in admin.get("/editors").text
 
     assert post(admin, f"/editors/{EDITOR}/unlock") == f"{EDITOR} may sign in again"
+    sign_in(site, EDITOR)
+
+
+def test_an_account_kept_with_scrypt_signs_in_and_gets_an_argon2id_hash(
+        site: str, engine: Engine) -> None:
+    """Issue 38: a hash of an earlier release still lets its editor in, once with it: the
+    sign-in stores an Argon2id hash in its place. A wrong password changes nothing."""
+    def stored() -> str:
+        with engine.connect() as conn:
+            return conn.execute(text("SELECT password_hash FROM editors WHERE name = :n"),
+                                {"n": EDITOR}).scalar_one()
+
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE editors SET password_hash = :h WHERE name = :n"),
+                     {"h": SCRYPT_HASH, "n": EDITOR})
+    guesser = httpx.Client(base_url=site)
+    wrong = guesser.post("/login", data={"csrf_token": token(guesser.get("/login").text),
+                                         "name": EDITOR, "password": PASSWORD + "!"})
+    assert wrong.status_code == 401 and stored() == SCRYPT_HASH
+
+    sign_in(site, EDITOR)
+    assert stored().startswith("$argon2id$v=19$m=1024,t=1,p=1$")
     sign_in(site, EDITOR)
 
 

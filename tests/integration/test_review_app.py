@@ -28,15 +28,16 @@ from sqlalchemy import Engine, text
 
 from fashion_assets.catalog.editors import add_editor
 from fashion_assets.cli import main
-from fashion_assets.domain.passwords import ScryptCost
+from fashion_assets.domain.passwords import Argon2Cost
 from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, object_key
 from tests.catalog_db import query
 
 PASSWORD = "correct horse battery staple"
 EDITOR = "ana"
-# Passwords hashed at a low cost: the rule is the same, and the suite signs in often.
-CHEAP = ScryptCost(log2_n=10)
+# Passwords hashed at a low cost (1 MiB, one pass): the rule is the same, and the suite
+# signs in often.
+CHEAP = Argon2Cost(time_cost=1, memory_kib=1024)
 CODE = "spring-2020-ready-to-wear"
 XSS = "<script>alert(1)</script>"
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')

@@ -48,7 +48,7 @@ from sqlalchemy import Engine
 
 from fashion_assets.catalog.editors import set_disabled
 from fashion_assets.cli import main
-from fashion_assets.domain.passwords import ScryptCost
+from fashion_assets.domain.passwords import Argon2Cost
 from fashion_assets.domain.sign_in_limits import SignInLimits
 from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, object_key, open_store
@@ -272,13 +272,14 @@ def test_repeated_wrong_passwords_lock_the_account_until_an_admin_unlocks_it(
 def test_guesses_sent_at_once_are_checked_up_to_the_limit_and_no_more(
         engine: Engine, store: ObjectStore, guesses: int) -> None:
     """Issue 36: 16 wrong passwords for one account sent at once were all checked (the lock
-    was read before any failure was recorded), each check a scrypt hash. Now each attempt
+    was read before any failure was recorded), each check a password hash. Now each attempt
     is counted before its check, in one transaction: 5 checked (401), the rest refused
     (429) without a hash. The hash here costs 16 MB and milliseconds, so the old race
     showed: every request read the lock before the first check ended."""
     limits = SignInLimits(per_account=5, per_address=1000, window_s=900, lockout_s=900)
     add_editors(engine, "ana")
-    app = create_app(engine, store, password_cost=ScryptCost(log2_n=14), sign_in_limits=limits)
+    cost = Argon2Cost(time_cost=1, memory_kib=16 * 1024)
+    app = create_app(engine, store, password_cost=cost, sign_in_limits=limits)
     with serve(app) as url:
         clients = [httpx.Client(base_url=url, timeout=60) for _ in range(guesses)]
         tokens = [token(client.get("/login").text) for client in clients]
