@@ -9,9 +9,12 @@ The replica in this process, the catalog on a fresh PostgreSQL database
 HTTP: every brand crawled, every 100th object damaged (in turns: emptied, cut in half,
 overwritten with as many bytes of garbage), one of them also taken down at the source; then
 ticks of ``store_scrub_job`` with a budget of a ``--ticks``-th of the archive's bytes until
-the walk completes a pass. Jobs run in this process (``execute_in_process``, as the tests
-run them), so the times are the ticks' work, not a run's launch. Prints the section "The
-store scrub" of docs/reliability.md; ``--write`` replaces it there.
+the walk completes a pass. Each store on a ``dagster dev`` of its own started as
+``fashion-assets crawl`` starts one (``bench/store_heal.py: deployed``): the crawls are the
+command's runs, each tick a run of ``store_scrub_job`` as ``fashion-assets store scrub``
+launches it (queued, launched by the daemon, executed in a run process), so a run's launch
+is in the times. Prints the section "The store scrub" of docs/reliability.md; ``--write``
+replaces it there.
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dagster import DagsterInstance
-
 from bench.common import fresh_database, machine
 from bench.reliability_report import write_sections
-from bench.store_heal import stores
+from bench.store_heal import crawl_brands, deployed, stores
 from fashion_assets.demo import replica_env
+from fashion_assets.jobs.store_scrub import JOB_NAME, OP_NAME
+from fashion_assets.launch.crawl import Session, run_job
+from fashion_assets.launch.follow import RunLog
 from fashion_assets.replica import (
     ReplicaServer,
     build_site,
@@ -38,7 +42,6 @@ from fashion_assets.replica import (
 )
 from fashion_assets.storage import FileStore, ObjectStore, S3Store, open_store, s3_client
 from fashion_assets.storage.base import object_path
-from tests.pipeline import crawl_partitions, scrub_store
 
 
 def damage(store: ObjectStore, key: str, data: bytes) -> None:
@@ -56,6 +59,13 @@ def damaged_bytes(turn: int, data: bytes) -> bytes:
         turn % 3]
 
 
+def scrub_store(session: Session, budget: int) -> dict[str, Any]:
+    """A tick of ``store_scrub_job`` reading ``budget`` bytes, as ``fashion-assets store
+    scrub --budget`` runs one; its summary."""
+    return run_job(session, JOB_NAME, step=OP_NAME, run_log=RunLog.QUIET,
+                   run_config={"ops": {OP_NAME: {"config": {"budget": budget}}}})
+
+
 def scenario(server: ReplicaServer, store_url: str, work: Path, ticks_wanted: int
              ) -> dict[str, Any]:
     site = server.site
@@ -63,27 +73,28 @@ def scenario(server: ReplicaServer, store_url: str, work: Path, ticks_wanted: in
     with fresh_database() as database_url:
         env = {"FASHION_HOME": str(work), "FASHION_DATABASE_URL": database_url,
                "FASHION_STORE_URL": store_url, "FASHION_PAGE_DELAY": "0", **replica_env(server)}
-        runs = crawl_partitions([("brand", b.slug) for b in site.brands],
-                                DagsterInstance.ephemeral(), env)
-        assert all(r["success"] for r in runs), runs
-        store = open_store(store_url, home=work)
-        looks = {hashlib.sha1(photo_bytes(site, p.photo_id)).hexdigest(): p
-                 for show in site.iter_shows() for p in show.photos}
-        keys = sorted(looks)
-        total = sum(len(photo_bytes(site, looks[k].photo_id)) for k in keys)
-        damaged = keys[::100]
-        kept = {key: store.get(key) for key in damaged}
-        for turn, key in enumerate(damaged):
-            damage(store, key, damaged_bytes(turn, kept[key]))
-        gone = damaged[-1]
-        server.replace_site(with_changed_looks(site, {looks[gone].photo_id: {"fault": "gone"}}))
-        budget = total // ticks_wanted + 1
-        ticks: list[dict[str, Any]] = []
-        started = time.perf_counter()
-        while not ticks or not ticks[-1]["pass_complete"]:
-            ticks.append(scrub_store(DagsterInstance.ephemeral(), env, budget=budget))
-            assert ticks[-1]["success"], ticks[-1]
-        figures["scrub_s"] = time.perf_counter() - started
+        with deployed(env, work) as session:
+            runs = crawl_brands(session, [b.slug for b in site.brands])
+            assert all(r["success"] for r in runs), runs
+            store = open_store(store_url, home=work)
+            looks = {hashlib.sha1(photo_bytes(site, p.photo_id)).hexdigest(): p
+                     for show in site.iter_shows() for p in show.photos}
+            keys = sorted(looks)
+            total = sum(len(photo_bytes(site, looks[k].photo_id)) for k in keys)
+            damaged = keys[::100]
+            kept = {key: store.get(key) for key in damaged}
+            for turn, key in enumerate(damaged):
+                damage(store, key, damaged_bytes(turn, kept[key]))
+            gone = damaged[-1]
+            server.replace_site(with_changed_looks(site, {looks[gone].photo_id:
+                                                          {"fault": "gone"}}))
+            budget = total // ticks_wanted + 1
+            ticks: list[dict[str, Any]] = []
+            started = time.perf_counter()
+            while not ticks or not ticks[-1]["pass_complete"]:
+                ticks.append(scrub_store(session, budget))
+                assert ticks[-1]["success"], ticks[-1]
+            figures["scrub_s"] = time.perf_counter() - started
         figures.update(photos=len(keys), total=total, damaged=len(damaged), budget=budget,
                        ticks=len(ticks),
                        read=sum(t["scrub_read_bytes"] for t in ticks),
@@ -130,8 +141,9 @@ def main() -> None:
         "benchmark's process, catalog on a fresh PostgreSQL database, each store in turn "
         "after a crawl of every brand; every 100th object emptied, cut in half or "
         "overwritten in place with garbage of its own size (the last one also taken down at "
-        "the source), then `store_scrub_job` ticks (in process) until its walk completes a "
-        f"pass; {machine()['cpu']}.",
+        "the source), then `store_scrub_job` ticks until its walk completes a pass, each a "
+        "run of a `dagster dev` launched by its daemon as `fashion-assets store scrub` "
+        f"launches one (a run's launch is in the time); {machine()['cpu']}.",
         "", "| store | archive | ticks | outcome | wall time |", "|---|---|---|---|---|",
         *lines, "",
         "Before the scrub the damaged objects were already refused by every read (the API "
