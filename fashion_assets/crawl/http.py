@@ -10,10 +10,9 @@ addresses the host policy judged (``crawl/resolver.py``), and each exchange has 
 Answers are judged by ``crawl/responses.py``: failures come back as a ``Fetched`` with a
 stable reason code instead of an exception, so a crawl records them and goes on.
 
-The transport is the crawl's own (``crawl/transport.py``): httpx's default async transport is
-about 4x slower on this workload, aiohttp's behind httpx spent most of the client's CPU per
-request, and httpx's request and response objects a fifth of a crawl's (docs/performance.md).
-httpx still gives its errors and its URL parser for URLs that are not plain.
+Connections are aiohttp's (``crawl/session.py``): its client costs about a tenth of a plain
+httpx client's CPU per photo, which on a two-core machine is the crawl's speed
+(docs/performance.md).
 """
 
 from __future__ import annotations
@@ -29,8 +28,10 @@ from dataclasses import dataclass, replace
 from typing import Literal
 from urllib.parse import urlsplit
 
+import aiohttp
 import httpx
 from aiohttp.abc import AbstractResolver
+from yarl import URL
 
 from fashion_assets.crawl.budget import HostBudget, MemoryBudgetStore
 from fashion_assets.crawl.limits import ImageSlots
@@ -51,8 +52,7 @@ from fashion_assets.crawl.robots import (
     Rules,
     rules_from,
 )
-from fashion_assets.crawl.targets import target_of
-from fashion_assets.crawl.transport import CrawlTransport
+from fashion_assets.crawl.session import crawl_session, request_headers
 from fashion_assets.crawl.windows import RetryAfterWindows, machine_windows_dir
 from fashion_assets.domain.hosts import HostDecision, HostPolicy, check_url
 from fashion_assets.domain.politeness import PaceRules
@@ -92,20 +92,6 @@ class HttpPolicy:
                          restore_s=self.throttle_restore_s)
 
 
-def header_lines(headers: dict[str, str]) -> bytes:
-    """``headers`` as the lines of a request head; a name or value that would break the
-    head (a line break, a colon in a name, a character outside Latin-1) is a ValueError."""
-    lines = []
-    for name, value in headers.items():
-        if not name or any(c in name for c in ":\r\n") or any(c in value for c in "\r\n\0"):
-            raise ValueError(f"the header {name!r}: {value!r} cannot be sent")
-        try:
-            lines.append(f"{name}: {value}\r\n".encode("latin-1"))
-        except UnicodeEncodeError:
-            raise ValueError(f"the header {name!r}: {value!r} is not Latin-1") from None
-    return b"".join(lines)
-
-
 @functools.cache
 def ssl_context() -> ssl.SSLContext:
     """One TLS context per process: building one loads the CA bundle (tens of ms); the
@@ -140,23 +126,24 @@ class Fetcher:
                                                      policy.max_retry_after_s)
         self._robots = RobotsRules(policy.user_agent, self._read_robots, clock)
         self._resolver = CheckedResolver(resolver, clock)
-        # Each URL authority's host name as the transport looks it up ("": an IP literal).
+        # Each URL authority's host name as aiohttp looks it up ("": an IP literal).
         self._names: dict[str, str] = {}
-        self._transport: CrawlTransport | None = None
-        self._header_lines = header_lines({"User-Agent": policy.user_agent,
-                                           "Accept-Encoding": "identity"})
+        self._session: aiohttp.ClientSession | None = None
+        request_headers(policy.user_agent)  # a User-Agent that cannot be sent fails here
         self._floor = RateFloor(policy.min_rate_bps, policy.timeout_s)
 
     async def __aenter__(self) -> Fetcher:
-        self._transport = CrawlTransport(self._resolver, ssl_context())
+        self._session = crawl_session(self._resolver, ssl_context(),
+                                      user_agent=self.policy.user_agent,
+                                      timeout_s=self.policy.timeout_s)
         await self.budget.__aenter__()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.budget.__aexit__(*exc_info)
-        if self._transport is not None:
-            await self._transport.aclose()
-            self._transport = None
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
 
     def image_slots(self, host: str) -> ImageSlots:
         """This client's photo downloads of ``host`` (``host[:port]``): the limit its share
@@ -220,8 +207,8 @@ class Fetcher:
         a connection goes to; an IP literal is its own address, judged by ``check_url``."""
         netloc = urlsplit(url).netloc
         name = self._names.get(netloc)
-        if name is None:  # once per host, as the transport will see it (IDNA-encoded)
-            host = httpx.URL(url).host
+        if name is None:  # once per host, as aiohttp will look it up (IDNA-encoded)
+            host = URL(url).raw_host or ""
             try:
                 ipaddress.ip_address(host)
             except ValueError:
@@ -283,7 +270,7 @@ class Fetcher:
             return await self._send(url, host, max_bytes, kind)
 
     async def _send(self, url: str, host: str, max_bytes: int, kind: FetchKind) -> Fetched | str:
-        assert self._transport is not None, "use the Fetcher as an async context manager"
+        assert self._session is not None, "use the Fetcher as an async context manager"
         slots = self._host_slots.setdefault(host, asyncio.Semaphore(self.policy.host_concurrency))
         async with slots:
             await self._wait_turn(host, kind)
@@ -291,22 +278,13 @@ class Fetcher:
             self.counters.requests += 1
             async with within_deadline(self.policy.deadline_s):
                 with transport_errors_retried():
-                    # httpx's client layer (cookie jar, auth, redirects), then its request and
-                    # response objects, cost a fifth of a crawl's CPU: the transport takes the
-                    # URL parsed once and gives a plain answer (crawl/transport.py).
-                    answer = await self._transport.get(
-                        target_of(url), self._header_lines,
-                        connect_timeout=self.policy.timeout_s,
-                        read_timeout=self.policy.timeout_s)
-                    try:
+                    async with self._session.get(url, allow_redirects=False) as answer:
                         await self.budget.answered(host, answer.status, sent_at)
                         return await read_response(
                             url, answer, max_bytes, self.counters,
                             max_retry_after_s=self.policy.max_retry_after_s,
                             hold_off=lambda wait: self._windows.extend(host, time.time() + wait),
                             floor=self._floor)
-                    finally:
-                        await answer.aclose()
 
     async def _wait_turn(self, host: str, kind: FetchKind) -> None:
         """Wait out the host's Retry-After window and, for a page, its page turn.

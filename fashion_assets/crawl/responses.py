@@ -1,6 +1,7 @@
 """What one HTTP exchange comes to: a result, a redirect to follow, or a retry.
 
-``Fetcher`` (``crawl/http.py``) sends the request; this module judges the answer: the status
+``Fetcher`` (``crawl/http.py``) sends the request through aiohttp (``crawl/session.py``), which
+parses the answer; this module judges it: the status
 (redirect, a status worth another attempt with its ``Retry-After``, a refusal), the body
 within its size cap and above the minimum transfer rate (its bytes counted in the client's
 ``FetchCounters``), the exchange within its deadline, and the transport errors that a later
@@ -19,10 +20,9 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
-import httpx
+import aiohttp
 
 from fashion_assets.crawl.resolver import AddressRefused
-from fashion_assets.crawl.transport import Answer
 from fashion_assets.domain.hosts import HostDecision
 from fashion_assets.domain.numbers import delay_seconds, whole_number
 
@@ -91,23 +91,23 @@ def transport_errors_retried() -> Iterator[None]:
     refusal's reason, which the next attempt's host check then gives for good."""
     try:
         yield
-    except httpx.TransportError as exc:
+    except aiohttp.ClientError as exc:
         refused = _refusal_behind(exc)
         if refused is not None:
             raise Retry(str(refused.reason), str(refused.detail)) from None
-        if isinstance(exc, httpx.TimeoutException):
+        if isinstance(exc, TimeoutError):  # aiohttp's connect and read timeouts are both
             raise Retry("timeout", f"timed out: {type(exc).__name__}") from None
-        if isinstance(exc, httpx.RemoteProtocolError):
-            # A response the HTTP parser rejects (a bad status line, conflicting lengths):
-            # a broken exchange like a dropped connection, so retried like one.
-            lines = str(exc).strip().splitlines()
+        if isinstance(exc, aiohttp.ClientResponseError):
+            # A response aiohttp's parser rejects (a bad status line, conflicting lengths, a
+            # head past its caps): a broken exchange like a dropped connection, retried.
+            lines = str(exc.message).strip().splitlines()
             raise Retry("bad_response", f"malformed response: {lines[0][:200] if lines else ''}"
                         ) from None
         raise Retry("connection", f"connection failed: {type(exc).__name__}") from None
 
 
 def _refusal_behind(exc: BaseException) -> HostDecision | None:
-    """The resolver's refusal that caused ``exc`` (the transport wraps it), if any."""
+    """The resolver's refusal that caused ``exc`` (aiohttp's connector wraps it), if any."""
     cause = exc.__cause__
     while cause is not None:
         if isinstance(cause, AddressRefused):
@@ -125,7 +125,7 @@ class RateFloor:
     window_s: float
 
 
-async def read_response(url: str, response: Answer, max_bytes: int,
+async def read_response(url: str, response: aiohttp.ClientResponse, max_bytes: int,
                         counters: FetchCounters, *, max_retry_after_s: float,
                         hold_off: Callable[[float], None], floor: RateFloor) -> Fetched | str:
     """The result of ``response``, or the next URL for a redirect; raises ``Retry``.
@@ -136,7 +136,7 @@ async def read_response(url: str, response: Answer, max_bytes: int,
     """
     status = response.status
     if 300 <= status < 400 and status != 304:
-        location = response.header("location")
+        location = response.headers.get("Location")
         if not location:
             return Fetched(url, url, status, b"", None, 1, "bad_redirect",
                            f"HTTP {status} without a Location header")
@@ -146,7 +146,7 @@ async def read_response(url: str, response: Answer, max_bytes: int,
             return Fetched(url, url, status, b"", None, 1, "bad_redirect",
                            f"HTTP {status} to a Location that is no URL: {location[:200]!r}")
     if status in RETRYABLE_STATUS:
-        wait = retry_after_s(response.header("retry-after"))
+        wait = retry_after_s(response.headers.get("Retry-After"))
         if wait is not None:
             if wait > max_retry_after_s:
                 return Fetched(url, url, status, b"", None, 1, "retry_after_too_long",
@@ -159,21 +159,21 @@ async def read_response(url: str, response: Answer, max_bytes: int,
     return await _read_body(url, response, max_bytes, counters, floor)
 
 
-async def _read_body(url: str, response: Answer, max_bytes: int,
+async def _read_body(url: str, response: aiohttp.ClientResponse, max_bytes: int,
                      counters: FetchCounters, floor: RateFloor) -> Fetched:
     """The body of a successful answer, whole and within ``max_bytes``; raises ``Retry`` when
     the connection breaks before the announced length arrived, or when a window of
     ``floor.window_s`` brought fewer bytes than its minimum rate (a drip that the read
     timeout, which only needs a byte now and then, never cuts)."""
     status = response.status
-    encoding = (response.header("content-encoding") or "").strip().lower()
+    encoding = response.headers.get("Content-Encoding", "").strip().lower()
     if encoding not in ("", "identity"):
         # Only identity is asked for; a compressed body would read as a page without
         # state or a photo that is no image, and decompressing it would need a cap of its
         # own against bombs. Refused, it is recorded for what it is.
         return Fetched(url, url, status, b"", None, 1, "unexpected_encoding",
                        f"body sent with Content-Encoding {encoding!r}, identity was asked")
-    declared = whole_number((response.header("content-length") or "").strip())
+    declared = whole_number(response.headers.get("Content-Length", "").strip())
     if declared is not None and declared > max_bytes:
         return Fetched(url, url, status, b"", None, 1, "too_large",
                        f"body of {declared} bytes exceeds the cap of {max_bytes}")
@@ -181,7 +181,7 @@ async def _read_body(url: str, response: Answer, max_bytes: int,
     size = 0
     window_start, window_size = time.monotonic(), 0
     try:
-        async for chunk in response.body():
+        async for chunk in response.content.iter_any():
             size += len(chunk)
             if size > max_bytes:
                 return Fetched(url, url, status, b"", None, 1, "too_large",
@@ -193,14 +193,15 @@ async def _read_body(url: str, response: Answer, max_bytes: int,
                     raise Retry("timeout", f"body arriving at {rate:.0f} bytes/s, under the "
                                 f"minimum of {floor.min_bps:g} bytes/s")
                 window_start, window_size = window_start + elapsed, size
-    except httpx.TransportError as exc:
-        # The headers arrived, the body did not: the connection broke mid-body.
+    except aiohttp.ClientError as exc:
+        # The headers arrived, the body did not: the connection broke (or went quiet past
+        # the read timeout) mid-body.
         raise Retry("truncated", f"body cut after {size} bytes: {type(exc).__name__}"
                     ) from None
     counters.bytes_received += size
     if declared is not None and size != declared:
         raise Retry("truncated", f"body of {size} bytes, {declared} announced")
-    return Fetched(url, url, status, b"".join(chunks), response.header("content-type"), 1)
+    return Fetched(url, url, status, b"".join(chunks), response.headers.get("Content-Type"), 1)
 
 
 def retry_after_s(value: str | None) -> float | None:
