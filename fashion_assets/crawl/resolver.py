@@ -3,8 +3,8 @@
 An HTTP transport looks a name up again for every connection it opens. Were the client to
 judge one answer and the transport to connect by another, a name that answered a public
 address when it was checked and a private one a moment later (DNS rebinding) would reach the
-inside. So the client's transport (``crawl/transport.py``) resolves through
-``CheckedResolver`` only: a name is looked up once, its answer
+inside. So the client's connector (aiohttp's, ``crawl/session.py``, its own name cache off)
+resolves through ``CheckedResolver`` only: a name is looked up once, its answer
 judged by the host policy (``domain/hosts.py: check_host_addresses``), and every connection
 goes to the judged addresses until ``ADDRESS_TTL_S`` has passed; then the name is looked up
 and judged again before the next connection. A refused answer fails the connection

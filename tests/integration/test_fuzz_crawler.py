@@ -1,8 +1,8 @@
 """Fuzzing the crawler's reading of answers (issue 36): the headers it reads (``Retry-After``,
 ``Content-Length``, ``Content-Type``, ``Location``, ``Content-Encoding``) and any other,
 with values of any Unicode and any length, and any status, sent byte for byte by a real
-HTTP server on loopback to the crawl's own client (``crawl/http.py: Fetcher``, its own
-transport and response parser).
+HTTP server on loopback to the crawl's own client (``crawl/http.py: Fetcher`` on aiohttp's
+client as ``crawl/session.py`` configures it, its answers judged by ``crawl/responses.py``).
 
 Every fetch ends in a ``Fetched``: the body, or a reason code the crawl records before it
 goes on; no exception escapes. The page fields are fuzzed in

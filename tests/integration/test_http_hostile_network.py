@@ -1,5 +1,5 @@
 """The HTTP client against a hostile network: DNS rebinding, dripped answers, addresses the
-transport will not connect to. Each against a real server on loopback; the name service is
+connector will not connect to. Each against a real server on loopback; the name service is
 the one thing replaced, since what it answers is what is under test."""
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def test_every_connection_goes_to_the_addresses_the_host_policy_checked() -> Non
 
 
 def test_a_connection_after_the_answer_aged_out_goes_nowhere_until_the_new_one_passes() -> None:
-    """What the transport asks when it opens a connection: the checked addresses (on the port it
+    """What the connector asks when it opens a connection: the checked addresses (on the port it
     connects to) while the answer is fresh; after its TTL, a fresh answer that failed the
     policy refuses the connection itself."""
     now = [0.0]
