@@ -1,0 +1,128 @@
+"""Find a look by its picture: the catalog photos whose perceptual hashes are closest to a
+query's, without measuring the query against every photo.
+
+A photo's code is its 128 bits of pHash and dHash (``domain/perceptual_hash.py``); two
+renditions of one look lie a few bits apart (``domain/looks.py``). The index is multi-index
+hashing (Norouzi, Punjani and Fleet, "Fast search in Hamming space with multi-index
+hashing", CVPR 2012): the code is cut into ``SEGMENTS`` segments of 16 bits, and a code
+within ``within`` bits of the query has, by the pigeonhole principle, at least one segment
+within ``within // SEGMENTS`` bits of the query's same segment. Each segment's values are
+sorted once; a search looks up, in each segment, every value within that radius of the
+query's (the query's value XOR each mask of so many bits), and measures only the photos
+found there. The answer is exact: every photo within ``within`` bits, none missed.
+
+Why this and not a BK-tree or a library: on a million codes a BK-tree at radius 28 of 128
+bits visits most of its nodes (the triangle inequality prunes little at such a radius), and
+the libraries that do Hamming search (FAISS' binary indexes) are a large native dependency
+for what is a few numpy calls here. ``python -m bench.look_search`` measures it.
+
+A mirrored photo is another code altogether (its gradients reversed), so a search takes
+several query codes (the photo and its mirror image) and answers each photo's best.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
+
+import numpy as np
+
+from fashion_assets.domain.perceptual_hash import PerceptualHash
+
+CODE_BITS = 128
+SEGMENTS = 8
+SEGMENT_BITS = CODE_BITS // SEGMENTS
+# The widest search the index answers: at 40 bits a segment is probed within 5 bits, 6,885
+# values each; past that a search would probe most of a segment's 65,536 values.
+MAX_WITHIN = 47
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A photo of the index (its position in the codes it was built from) and its distance
+    in bits to the closest query code."""
+
+    photo: int
+    distance: int
+
+
+def code_of(hashes: PerceptualHash) -> tuple[int, int]:
+    """A photo's code: its pHash and dHash as two 64-bit integers."""
+    return int(hashes.phash, 16), int(hashes.dhash, 16)
+
+
+class LookIndex:
+    """The codes of a set of photos, searchable by Hamming distance (see the module's
+    docstring). Photos are numbered by their place in the ``codes`` the index was built
+    from; the caller keeps what each one is."""
+
+    def __init__(self, codes: Sequence[tuple[int, int]]) -> None:
+        self._codes = np.array(codes, dtype=np.uint64).reshape(-1, 2)
+        segments = self._codes.view(np.uint16)  # (n, SEGMENTS), each row in a fixed order
+        # Per segment, the photos ordered by their value there, and where each of the 65,536
+        # values starts in that order (a value's photos: order[starts[v]:starts[v + 1]]).
+        self._order = np.argsort(segments, axis=0, kind="stable").astype(np.uint32).T.copy()
+        counts = np.stack([np.bincount(segments[:, i], minlength=1 << SEGMENT_BITS)
+                           for i in range(SEGMENTS)]) if len(self._codes) else np.zeros(
+            (SEGMENTS, 1 << SEGMENT_BITS), dtype=np.int64)
+        self._starts = np.zeros((SEGMENTS, (1 << SEGMENT_BITS) + 1), dtype=np.uint32)
+        np.cumsum(counts, axis=1, out=self._starts[:, 1:])
+
+    def __len__(self) -> int:
+        return int(self._codes.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        """The memory the index holds: the codes and each segment's order of the photos (48
+        bytes a photo), and each segment's table of where its values start (2 MiB)."""
+        return int(self._codes.nbytes + self._order.nbytes + self._starts.nbytes)
+
+    def search(self, queries: Sequence[tuple[int, int]], *, within: int,
+               limit: int) -> list[Hit]:
+        """The photos within ``within`` bits of any of ``queries``, closest first (a photo's
+        distance is to its closest query; ties in photo order), ``limit`` at most."""
+        if not 0 <= within <= MAX_WITHIN:
+            raise ValueError(f"within must be between 0 and {MAX_WITHIN} bits, not {within}")
+        if limit < 1 or not queries or not len(self):
+            return []
+        best: dict[int, int] = {}
+        for query in np.array(queries, dtype=np.uint64).reshape(-1, 2):
+            candidates = self._candidates(query, within // SEGMENTS)
+            distances = np.bitwise_count(self._codes[candidates] ^ query).sum(
+                axis=1, dtype=np.int64)
+            near = distances <= within
+            # A photo found through several segments is measured once for each: the few
+            # within reach are merged here rather than every candidate made unique.
+            for photo, bits in zip(candidates[near].tolist(), distances[near].tolist(),
+                                   strict=True):
+                if bits < best.get(photo, CODE_BITS + 1):
+                    best[photo] = bits
+        ranked = sorted(best.items(), key=lambda item: (item[1], item[0]))[:limit]
+        return [Hit(photo, bits) for photo, bits in ranked]
+
+    def _candidates(self, query: np.ndarray, radius: int) -> np.ndarray:
+        """The photos sharing at least one segment within ``radius`` bits of ``query``'s
+        (a photo once for each such segment)."""
+        masks = segment_masks(radius)
+        found = []
+        for segment, value in enumerate(query.view(np.uint16)):
+            probes = (masks ^ value).astype(np.intp)
+            starts = self._starts[segment][probes].astype(np.intp)
+            lengths = self._starts[segment][probes + 1].astype(np.intp) - starts
+            total = int(lengths.sum())
+            if total:
+                # Every position of every [start, start + length) range, in one array.
+                offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+                found.append(self._order[segment][offsets + np.arange(total)])
+        return np.concatenate(found) if found else np.empty(0, dtype=np.uint32)
+
+
+@lru_cache(maxsize=MAX_WITHIN // SEGMENTS + 1)
+def segment_masks(radius: int) -> np.ndarray:
+    """Every 16-bit mask of at most ``radius`` set bits."""
+    masks = [sum(1 << bit for bit in bits)
+             for count in range(radius + 1)
+             for bits in combinations(range(SEGMENT_BITS), count)]
+    return np.array(masks, dtype=np.uint16)
