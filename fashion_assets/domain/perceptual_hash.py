@@ -82,13 +82,28 @@ def hamming(a: str, b: str) -> int:
 
 def perceptual_hash(data: bytes) -> PerceptualHash:
     """The pHash and dHash of an image's bytes; ``UnhashablePhoto`` if they are none."""
+    gray = _gray(data)
+    return PerceptualHash(phash=_phash(gray), dhash=_dhash(gray))
+
+
+def query_hashes(data: bytes) -> tuple[PerceptualHash, PerceptualHash]:
+    """The hashes of a photo and of its mirror image, decoded once: a look published
+    mirrored is another hash altogether (its gradients reversed), so the look search
+    (``domain/look_search.py``) asks with both. ``UnhashablePhoto`` if there are none."""
+    gray = _gray(data)
+    mirror = gray.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+    return (PerceptualHash(phash=_phash(gray), dhash=_dhash(gray)),
+            PerceptualHash(phash=_phash(mirror), dhash=_dhash(mirror)))
+
+
+def _gray(data: bytes) -> Image.Image:
+    """The image in grayscale, decoded at the smallest scale still 32 x 32 or more."""
     try:
         with Image.open(io.BytesIO(data)) as image:
             image.draft("L", (PHASH_SIDE, PHASH_SIDE))
-            gray = image.convert("L")
+            return image.convert("L")
     except (OSError, ValueError, Image.DecompressionBombError) as error:
         raise UnhashablePhoto(f"not a decodable image: {error}") from error
-    return PerceptualHash(phash=_phash(gray), dhash=_dhash(gray))
 
 
 def _phash(gray: Image.Image) -> str:

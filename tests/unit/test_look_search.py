@@ -4,6 +4,7 @@ Hypothesis generates codes near and far from the queries to hold it to that."""
 
 from __future__ import annotations
 
+import io
 import random
 
 import pytest
@@ -18,7 +19,7 @@ from fashion_assets.domain.look_search import (
     code_of,
     segment_masks,
 )
-from fashion_assets.domain.perceptual_hash import PerceptualHash
+from fashion_assets.domain.perceptual_hash import PerceptualHash, perceptual_hash, query_hashes
 
 U64 = st.integers(min_value=0, max_value=2**64 - 1)
 CODE = st.tuples(U64, U64)
@@ -108,3 +109,27 @@ def test_an_empty_index_and_bounds() -> None:
 def test_segment_masks_and_codes() -> None:
     assert len(segment_masks(0)) == 1 and len(segment_masks(3)) == 1 + 16 + 120 + 560
     assert code_of(PerceptualHash("00000000000000ff", "8000000000000000")) == (255, 2**63)
+
+
+def test_a_mirrored_photo_is_found_through_the_query_s_mirror_hash() -> None:
+    """A photo and its mirror image are far apart as codes; ``query_hashes`` gives the
+    mirror's, which lies where the mirrored photo does."""
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (240, 360), (235, 230, 220))
+    draw = ImageDraw.Draw(image)
+    draw.polygon([(30, 40), (200, 90), (120, 330)], fill=(40, 30, 90))
+    draw.ellipse((150, 20, 230, 100), fill=(200, 40, 40))
+    buffers = []
+    for picture in (image, image.transpose(Image.Transpose.FLIP_LEFT_RIGHT)):
+        buffer = io.BytesIO()
+        picture.save(buffer, "JPEG", quality=85)
+        buffers.append(buffer.getvalue())
+    photo, mirror = query_hashes(buffers[0])
+    assert photo == perceptual_hash(buffers[0])
+    mirrored = perceptual_hash(buffers[1])
+    assert photo.distance(mirrored) > 28
+    assert mirror.distance(mirrored) <= 6
+    index = LookIndex([code_of(mirrored)])
+    assert index.search([code_of(photo)], within=28, limit=1) == []
+    assert index.search([code_of(photo), code_of(mirror)], within=28, limit=1)[0].photo == 0
