@@ -37,6 +37,10 @@ SEGMENT_BITS = CODE_BITS // SEGMENTS
 # The widest search the index answers: at 40 bits a segment is probed within 5 bits, 6,885
 # values each; past that a search would probe most of a segment's 65,536 values.
 MAX_WITHIN = 47
+# A search's answer: the looks within this many bits, none beyond ("no match"). The replica's
+# looks shown again by the second source lie within 22 bits of Vogue's, the photos that only
+# resemble a look 28 or more away (``python -m bench.looks``).
+DEFAULT_SEARCH_WITHIN = 24
 
 
 @dataclass(frozen=True)
