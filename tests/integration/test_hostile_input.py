@@ -37,8 +37,9 @@ from fashion_assets.replica import (
     start_replica,
 )
 from fashion_assets.replica.hostile import HOSTILE_CASES, HostileCase, hostile_cases_markdown
-from fashion_assets.replica.pages import JUNK_ITEMS, image_url
 from fashion_assets.replica.site import JUNK_ENTRIES
+from fashion_assets.replica.vogue_frame import image_url
+from fashion_assets.replica.vogue_show import JUNK_ITEMS
 from tests.catalog_db import fresh_postgres_database, snapshot
 from tests.conftest import PG_ENV, pipeline_env
 from tests.pipeline import crawl_brands
