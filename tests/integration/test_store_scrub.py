@@ -20,11 +20,10 @@ import httpx
 import pytest
 from dagster import DagsterInstance
 
+from bench.store_scrub import damage
 from fashion_assets.catalog_api import create_api
 from fashion_assets.replica import ReplicaServer, build_site, start_replica, with_changed_looks
 from fashion_assets.resources import catalog_engine
-from fashion_assets.storage import FileStore, ObjectStore, S3Store, s3_client
-from fashion_assets.storage.base import object_path
 from tests.catalog_db import query
 from tests.conftest import pipeline_env
 from tests.integration.test_promotion import promote, set_status
@@ -46,17 +45,6 @@ def own_replica() -> Iterator[ReplicaServer]:
     """A replica of two brands of 12 photos each, which a test may change."""
     with start_replica(build_site(brands=2, **{**SITE, "seed": 36})) as server:
         yield server
-
-
-def damage(store: ObjectStore, key: str, data: bytes) -> None:
-    """Write ``data`` under ``key`` behind the store's back (a file rewritten in place, an
-    S3 object put without the store's create-only condition)."""
-    if isinstance(store, FileStore):
-        (store.root / object_path(key)).write_bytes(data)
-        return
-    assert isinstance(store, S3Store)
-    name = f"{store.prefix}/{object_path(key)}" if store.prefix else object_path(key)
-    s3_client.client(None).put_object(Bucket=store.bucket, Key=name, Body=data)
 
 
 def garbage(size: int) -> bytes:
