@@ -7,12 +7,12 @@ that has its hashes in ``photo_hashes``. Only the catalog's own tables are read,
 promotion alone writes (``catalog/published.py``): a draft's photo is never found, even
 hashed (the review page hashes the photos of the drafts it shows).
 
-The index (``domain/look_search.py: LookIndex``) is built once per process and catalog
-database, and built again when the catalog changed: ``catalog_revisions`` (sql/0017), which
-every promotion batch and every merge of an entry raises in its transaction, is the marker,
-two rows read before each search. A photo hashed after its entry's last promotion joins at
-the kind's next one (promotion hashes every photo it promotes first, so only a photo that
-was unreadable then waits).
+A process keeps one index (``domain/look_search.py: LookIndex``), of the catalog it
+searched last, and builds it again when that catalog changed: ``catalog_revisions``
+(sql/0017), which every promotion batch and every merge of an entry raises in its
+transaction, is the marker, two rows read before each search. A photo hashed after its
+entry's last promotion joins at the kind's next one (promotion hashes every photo it
+promotes first, so only a photo that was unreadable then waits).
 
 ``find_looks`` is the interface: bytes in, the closest looks out, a refusal
 (``RefusedPhoto``) for bytes that are not a photo the search takes.
@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from array import array
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,12 +34,14 @@ from fashion_assets.catalog.entities import RUNWAY, STREET, EntityTables
 from fashion_assets.domain.look_answers import RefusedPhoto, UploadRules, closest_looks, query_codes
 from fashion_assets.domain.look_search import DEFAULT_SEARCH_WITHIN, MAX_WITHIN, Hit, LookIndex
 from fashion_assets.domain.numbers import whole_number
+from fashion_assets.storage.base import check_key
 
 __all__ = ["DEFAULT_LIMIT", "DEFAULT_RULES", "MAX_LIMIT", "FoundLook", "LookSearch", "RefusedPhoto",
            "SearchRules", "find_looks"]
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
+_BATCH = 10_000  # rows fetched at a time while the index is built
 
 # What names an entry in an answer, by kind: a show by its brand and season, an album by
 # its city and month.
@@ -123,73 +126,96 @@ def find_looks(engine: Engine, data: bytes, *, limit: int = DEFAULT_LIMIT,
                                      closest_looks(hits, loaded.look_of, limit)])
 
 
-class _Loaded:
-    """The index of one state of the catalog, and what each of its photos shows, in arrays
-    (a million photos: 50 bytes each beside the index's, not a Python object each)."""
+@dataclass
+class _Columns:
+    """What each photo of the index shows, a column each, read in index order: a million
+    photos cost some 60 bytes each here, not a Python object each."""
 
-    def __init__(self, marker: tuple[tuple[str, int], ...], rows: Sequence[Sequence[Any]],
-                 entries: list[tuple[str, dict[str, Any]]]) -> None:
+    entries: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    entry_of: array[int] = field(default_factory=lambda: array("L"))
+    position: array[int] = field(default_factory=lambda: array("L"))
+    source_of: array[int] = field(default_factory=lambda: array("H"))
+    shown: bytearray = field(default_factory=bytearray)  # 20 bytes a photo: its sha1
+    phash: array[int] = field(default_factory=lambda: array("Q"))
+    dhash: array[int] = field(default_factory=lambda: array("Q"))
+
+
+class _Loaded:
+    """The index of one state of the catalog (``marker``), and what its photos show."""
+
+    def __init__(self, marker: tuple[Any, ...], columns: _Columns) -> None:
         import numpy as np
 
-        self.marker, self.entries = marker, entries
-        self.index = LookIndex([(int(phash, 16), int(dhash, 16))
-                                for _, _, _, _, phash, dhash in rows])
-        self.sources = sorted({row[3] for row in rows})
-        number = {source: n for n, source in enumerate(self.sources)}
-        self.entry_of = np.array([row[0] for row in rows], dtype=np.uint32)
-        self.position = np.array([row[1] for row in rows], dtype=np.uint32)
-        self.shown = np.array([row[2] for row in rows], dtype=np.bytes_)
-        self.source_of = np.array([number[row[3]] for row in rows], dtype=np.uint16)
+        self.marker, self.columns = marker, columns
+        # The codes as an (n, 2) array, which LookIndex reads as it reads a list of pairs,
+        # without a Python object a photo on the way.
+        self.index = LookIndex(np.column_stack([  # type: ignore[arg-type]
+            np.frombuffer(columns.phash, dtype=np.uint64),
+            np.frombuffer(columns.dhash, dtype=np.uint64)]))
 
     def look_of(self, photo: int) -> tuple[int, int]:
         """The look photo ``photo`` shows: its entry's number, its position there."""
-        return int(self.entry_of[photo]), int(self.position[photo])
+        return self.columns.entry_of[photo], self.columns.position[photo]
 
     def found(self, hit: Hit) -> FoundLook:
-        kind, entry = self.entries[int(self.entry_of[hit.photo])]
-        return FoundLook(kind, entry, int(self.position[hit.photo]),
-                         self.shown[hit.photo].decode(),
-                         self.sources[int(self.source_of[hit.photo])], hit.distance)
+        c = self.columns
+        kind, entry = c.entries[c.entry_of[hit.photo]]
+        return FoundLook(kind, entry, c.position[hit.photo],
+                         c.shown[20 * hit.photo:20 * hit.photo + 20].hex(),
+                         c.sources[c.source_of[hit.photo]], hit.distance)
 
 
-_LOADED: dict[str, _Loaded] = {}  # by the catalog database's URL (its password masked)
+# The one index a process keeps: of the catalog it searched last, as that catalog was.
+_LOADED: list[_Loaded] = []
 _LOADING = threading.Lock()
 
 
 def _loaded(engine: Engine) -> _Loaded:
     """The index of ``engine``'s catalog as it is now: the one loaded, unless the catalog
-    changed since (then built again, by one thread while the others wait for it)."""
+    changed since, or is another (then built again, by one thread while the others wait:
+    a build costs seconds on an archive, and two at once would cost twice the memory)."""
     with _LOADING:
-        marker = _marker(engine)
-        loaded = _LOADED.get(str(engine.url))
-        if loaded is None or loaded.marker != marker:
-            loaded = _build(engine, marker)
-            _LOADED[str(engine.url)] = loaded
-        return loaded
+        marker = (str(engine.url), *_marker(engine))  # the URL with its password masked
+        if not _LOADED or _LOADED[0].marker != marker:
+            _LOADED[:] = []  # the old index is dropped before the new one is built
+            _LOADED.append(_build(engine, marker))
+        return _LOADED[0]
 
 
 def _marker(engine: Engine) -> tuple[tuple[str, int], ...]:
+    """Each kind's catalog revision: raised by whatever changes the catalog's entries."""
     with engine.connect() as conn:
         return tuple((kind, int(revision)) for kind, revision in conn.execute(text(
             "SELECT kind, revision FROM catalog_revisions ORDER BY kind")))
 
 
-def _build(engine: Engine, marker: tuple[tuple[str, int], ...]) -> _Loaded:
-    """Every hashed photo of the catalog read, each entry's fields kept once."""
-    rows: list[tuple[int, int, str, str, str, str]] = []
-    entries: list[tuple[str, dict[str, Any]]] = []
+def _build(engine: Engine, marker: tuple[Any, ...]) -> _Loaded:
+    """Every hashed photo of the catalog read, a batch of rows at a time, each entry's
+    fields kept once."""
+    c = _Columns()
     numbered: dict[tuple[str, int], int] = {}
+    sources: dict[str, int] = {}
     with engine.connect() as conn:
         for t in (RUNWAY, STREET):
-            for entry_id, position, shown, source, phash, dhash, *entry in conn.execute(
-                    text(_photos_sql(t))):
+            result = conn.execution_options(stream_results=True, yield_per=_BATCH).execute(
+                text(_photos_sql(t)))
+            for entry_id, position, shown, source, phash, dhash, *entry in result:
                 number = numbered.get((t.kind, entry_id))
                 if number is None:
-                    number = numbered[(t.kind, entry_id)] = len(entries)
-                    entries.append((t.kind, dict(zip(_ENTRY_FIELDS[t.kind], entry,
-                                                     strict=True))))
-                rows.append((number, int(position), shown, source, phash, dhash))
-    return _Loaded(marker, rows, entries)
+                    number = numbered[(t.kind, entry_id)] = len(c.entries)
+                    c.entries.append((t.kind, dict(zip(_ENTRY_FIELDS[t.kind], entry,
+                                                       strict=True))))
+                if source not in sources:
+                    sources[source] = len(c.sources)
+                    c.sources.append(source)
+                c.entry_of.append(number)
+                c.position.append(int(position))
+                c.source_of.append(sources[source])
+                c.shown += bytes.fromhex(check_key(shown))  # a sha1, or the build fails
+                c.phash.append(int(phash, 16))
+                c.dhash.append(int(dhash, 16))
+    return _Loaded(marker, c)
 
 
 def _photos_sql(t: EntityTables) -> str:
