@@ -1,9 +1,9 @@
-"""A catalog of the replica's Vogue shows for the look search's tests: drafts of the shows'
-photos written as a crawl writes them, hashed and promoted by the promotion's own code
-(``catalog/photo_hashes.py``, ``catalog/promotion.py``), on a real catalog database, the
-photos in a real store. theImpression's copies of the looks (``replica/impression.py:
-_of_vogue_look``: the look cropped, resized, recompressed, or one that only resembles it)
-are what the tests search with.
+"""A catalog of the replica's Vogue shows (and a street-style album) for the look search's
+tests: drafts of their photos written as a crawl writes them, hashed and promoted by the
+promotion's own code (``catalog/photo_hashes.py``, ``catalog/promotion.py``), on a real
+catalog database, the photos in a real store. theImpression's copies of the looks
+(``replica/impression.py: _of_vogue_look``: the look cropped, resized, recompressed, or one
+that only resembles it) are what the tests search with.
 """
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from __future__ import annotations
 import hashlib
 import io
 from collections.abc import Sequence
+from datetime import date
 from typing import Any
 
 from PIL import Image
-from sqlalchemy import Engine, text
+from sqlalchemy import Connection, Engine, text
 
-from fashion_assets.catalog.entities import RUNWAY
+from fashion_assets.catalog.entities import RUNWAY, STREET
 from fashion_assets.catalog.photo_hashes import hash_photos, unhashed_for_promotion
 from fashion_assets.catalog.promotion import promote
 from fashion_assets.catalog.runway import add_brand
@@ -31,6 +32,7 @@ SITE = build_site(brands=2, shows_per_brand=2, photos_per_show=24, hostile=False
 SHOWS = list(SITE.iter_shows())
 GALLERIES = {(g.brand_slug, g.season_code): g for g in SITE.impression.iter_articles()
              if g.brand_slug}
+ALBUM = next(a for a in SITE.impression.iter_articles() if not a.brand_slug)
 
 
 def key_of(photo: ReplicaPhoto) -> str:
@@ -55,23 +57,44 @@ def add_draft(engine: Engine, store: ObjectStore, source: str, show: Any,
                 "b": show.brand_slug, "s": show.season_slug, "t": show.title,
                 "season": show.season_slug.split("-")[0], "y": show.event_date.year,
                 "st": status}).scalar_one())
-        rows = []
-        for position, photo in enumerate(photos, start=1):
-            body = photo_body(photo)
-            kind = sniff_image_type(body) or "image/jpeg"
-            store.put(key_of(photo), body, kind)
-            rows.append((draft, position, key_of(photo), f"https://cdn.example/{photo.file_name}",
-                         kind, None, None, len(body)))
-        insert_rows(conn, "brand_runway_draft_images", (
-            "draft_id", "position", "object_key", "source_image_url", "content_type", "width",
-            "height", "byte_size"), rows)
+        _add_photos(conn, store, "brand_runway_draft_images", draft, photos)
     return draft
+
+
+def add_album(engine: Engine, store: ObjectStore, album: Any, city: str, when: date) -> int:
+    """An approved draft of theImpression's street-style ``album`` in ``city``, that month."""
+    with engine.begin() as conn:
+        insert_rows(conn, "cities", ("slug", "display_name"), [(city, city.title())],
+                    on_conflict="(slug) DO NOTHING")
+        draft = int(conn.execute(text(
+            "INSERT INTO street_snap_drafts (source, source_url, city, year, month, title,"
+            " status) VALUES ('theimpression', :url, :c, :y, :m, :t, 'approved')"
+            " RETURNING id"), {"url": f"https://theimpression.example/{album.slug}",
+                               "c": city, "y": when.year, "m": when.month,
+                               "t": album.title}).scalar_one())
+        _add_photos(conn, store, "street_snap_draft_images", draft, album.photos)
+    return draft
+
+
+def _add_photos(conn: Connection, store: ObjectStore, table: str, draft: int,
+                photos: Sequence[ReplicaPhoto]) -> None:
+    """The draft's photos, stored and listed in order."""
+    rows = []
+    for position, photo in enumerate(photos, start=1):
+        body = photo_body(photo)
+        kind = sniff_image_type(body) or "image/jpeg"
+        store.put(key_of(photo), body, kind)
+        rows.append((draft, position, key_of(photo), f"https://cdn.example/{photo.file_name}",
+                     kind, None, None, len(body)))
+    insert_rows(conn, table, ("draft_id", "position", "object_key", "source_image_url",
+                              "content_type", "width", "height", "byte_size"), rows)
 
 
 def promote_approved(engine: Engine, store: ObjectStore) -> None:
     """What the promotion job does: hash the photos it will compare, then promote."""
-    hash_photos(engine, store, unhashed_for_promotion(engine, RUNWAY))
-    promote(engine, RUNWAY)
+    for kind in (RUNWAY, STREET):
+        hash_photos(engine, store, unhashed_for_promotion(engine, kind))
+        promote(engine, kind)
 
 
 def approve(engine: Engine, show: Any) -> None:

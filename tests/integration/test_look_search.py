@@ -5,14 +5,16 @@ large ones 413, never 500.
 The catalog (tests/looks_catalog.py) holds the replica's Vogue shows, promoted by the
 promotion's own code on SQLite and PostgreSQL: the first with theImpression's gallery of it
 too (its copies of the looks become alternates), the second alone, the third only as a
-draft waiting for review. The replica knows which of theImpression's photos show a Vogue
-look again and which only resemble one, so every answer is checked against the truth.
+draft waiting for review; and a street-style album. The replica knows which of
+theImpression's photos show a Vogue look again and which only resemble one, so every
+answer is checked against the truth.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,9 @@ from fashion_assets.resources import catalog_engine
 from fashion_assets.storage import ObjectStore, open_store
 from tests.integration.test_review_app import serve
 from tests.looks_catalog import (
+    ALBUM,
     SHOWS,
+    add_album,
     add_draft,
     approve,
     gallery_of,
@@ -52,6 +56,7 @@ def catalog(tmp_path: Path, database_url: str) -> tuple[Engine, ObjectStore]:
     add_draft(engine, store, "theimpression", MERGED, gallery_of(MERGED).photos, "approved")
     add_draft(engine, store, "vogue", ALONE, ALONE.photos, "approved")
     add_draft(engine, store, "vogue", DRAFT, DRAFT.photos, "pending")
+    add_album(engine, store, ALBUM, "copenhagen", date(2026, 2, 1))
     promote_approved(engine, store)
     return engine, store
 
@@ -129,6 +134,17 @@ def test_a_look_found_through_its_alternate_and_its_photo_is_answered_once(
         looks = [(f["brand"], f["season_code"], f["position"]) for f in found["looks"]]
         assert len(set(looks)) == len(looks)
     assert raw(api, photo_body(copy), limit=1)["looks"] == [first]
+
+
+def test_a_street_style_photo_finds_its_album(api: httpx.Client) -> None:
+    photo = ALBUM.photos[2]
+    found = form(api, photo_body(photo), limit=1)
+    assert found["looks"] == [{
+        "kind": "street", "city": "copenhagen", "year": 2026, "month": 2, "position": 3,
+        "source": "theimpression", "distance": 0,
+        "photo_url": f"{str(api.base_url).rstrip('/')}/api/v1/photos/{key_of(photo)}",
+        "thumbnail_url": f"{str(api.base_url).rstrip('/')}/api/v1/photos/{key_of(photo)}"
+                         "/thumbnail"}]
 
 
 def test_a_photo_only_in_a_draft_is_found_once_its_draft_is_promoted(
