@@ -161,7 +161,7 @@ class _Loaded:
     def found(self, hit: Hit) -> FoundLook:
         c = self.columns
         kind, entry = c.entries[c.entry_of[hit.photo]]
-        return FoundLook(kind, entry, c.position[hit.photo],
+        return FoundLook(kind, dict(entry), c.position[hit.photo],  # a copy: the caller's
                          c.shown[20 * hit.photo:20 * hit.photo + 20].hex(),
                          c.sources[c.source_of[hit.photo]], hit.distance)
 
