@@ -2,7 +2,7 @@
 the replica's Vogue shows (tests/looks_catalog.py): a copy of a look finds it, a photo
 that only resembles one finds nothing (exit 0), and a file that is missing or no photo ends
 the command in one line, never a traceback. On SQLite, the command's default: the search's
-catalog side has its tests on both databases (test_look_search.py)."""
+catalog side has its tests on both databases (test_look_search_api.py)."""
 
 from __future__ import annotations
 
