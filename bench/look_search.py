@@ -288,6 +288,7 @@ def report(r: dict[str, Any]) -> str:
         f"| building the index | {r['build_s']:.2f} s |",
         f"| the index's memory (`LookIndex.nbytes`); the process grew by | "
         f"{r['nbytes'] / 2**20:.1f} MiB; {r['rss_growth'] / 2**20:.1f} MiB |",
+        f"| the scan's memory (the codes alone) | {r['photos'] * 16 / 2**20:.1f} MiB |",
         f"| answers equal to the scan's | {r['agree']} of {2 * r['queries']} |",
         f"| copies whose photo came first | {r['right_first']} of {r['queries']} |",
         f"| bits from a photo to its nearest other photo, of {SIBLINGS} photos (median, min) | "
@@ -295,7 +296,12 @@ def report(r: dict[str, Any]) -> str:
         f"| the photos in the most crowded 1% of a segment's values, the most of any segment "
         f"(as many uniformly random codes) | {r['crowded'][0]:.1%} ({r['crowded'][1]:.1%}) |",
         f"| hashing a drawn runway photo and its mirror ({PHOTO_SIZE[0]} x {PHOTO_SIZE[1]}) | "
-        f"{r['hash_ms']:.2f} ms |"]
+        f"{r['hash_ms']:.2f} ms |",
+        "",
+        "How the codes are made, and why so: `bench/look_search.py`'s docstring. Again: "
+        "`PYTHONPATH=. python -m bench.look_search --write` (about a minute, 300 MB); "
+        "`--within N` for another threshold, `--photos N` for another size. A search's median "
+        "is what the issue bounds (50 ms at a million photos)."]
     return "\n".join(rows)
 
 

@@ -299,7 +299,11 @@ def search_report(args: argparse.Namespace, s: dict[str, Any]) -> str:
                          f"{false[1]} |")
     lines += ["", "The thresholds that meet the issue's bar here (precision at 1 of "
               f"{PRECISION_AT_1} or more, as served and mirrored, and no resemblance matched): "
-              + (f"{meeting[0]} to {meeting[-1]} bits." if meeting else "none.")]
+              + (f"{meeting[0]} to {meeting[-1]} bits." if meeting else "none."),
+              "", "`DEFAULT_SEARCH_WITHIN` is chosen from these distances (its comment in "
+              "`domain/look_search.py` says how). Again: `PYTHONPATH=. python -m bench.looks "
+              "--search-only --write` (about 20 s); `--brands 40 --shows 5` for a larger "
+              "replica."]
     return "\n".join(lines)
 
 
