@@ -299,7 +299,7 @@ def report(r: dict[str, Any]) -> str:
         f"{r['hash_ms']:.2f} ms |",
         "",
         "How the codes are made, and why so: `bench/look_search.py`'s docstring. Again: "
-        "`PYTHONPATH=. python -m bench.look_search --write` (about a minute, 300 MB); "
+        "`PYTHONPATH=. python -m bench.look_search --write` (about 15 s, 300 MB); "
         "`--within N` for another threshold, `--photos N` for another size. A search's median "
         "is what the issue bounds (50 ms at a million photos)."]
     return "\n".join(rows)

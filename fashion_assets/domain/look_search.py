@@ -27,9 +27,11 @@ and the libraries that do Hamming search (FAISS' binary indexes) are a large nat
 dependency for what is a few numpy calls here. The peer to beat is the plain scan, every
 code XORed and counted, which numpy does well: on the archive-shaped million of
 ``python -m bench.look_search`` (docs/performance.md) it answers in about 3.5 ms, the index
-in 1.4-2 ms at the median and less than the scan's at the 95th percentile, for three times
-the memory (48 bytes a photo, not 16). The edge is modest: with 16-bit segments the photos
-a search measures (about 2% of a million) grow with the catalog as the scan's work does.
+within 20 bits in 1.4-2 ms at the median and less than the scan's at the 95th percentile,
+for three times the memory (48 bytes a photo, not 16). The edge is modest, and the
+threshold's: within 24 bits (seven segments probed within 2 bits, not five) the index took
+4.6-5.2 ms, no faster than the scan; and with 16-bit segments the photos a search measures
+(about 2% of a million within 20) grow with the catalog as the scan's work does.
 
 A mirrored photo is another code altogether (its gradients reversed), so a search takes
 several query codes (the photo and its mirror image) and answers each photo's best.
