@@ -133,3 +133,24 @@ def test_a_mirrored_photo_is_found_through_the_query_s_mirror_hash() -> None:
     index = LookIndex([code_of(mirrored)])
     assert index.search([code_of(photo)], within=28, limit=1) == []
     assert index.search([code_of(photo), code_of(mirror)], within=28, limit=1)[0].photo == 0
+
+
+def test_the_segments_probed_at_the_full_radius_are_the_query_s_least_crowded() -> None:
+    """At ``within`` = 20 (8 x 2 + 4) five segments are probed within 2 bits and three
+    within 1: the query picks the five whose 2-bit ring holds the fewest photos. Crowding
+    segments 0-4 with photos 2 bits from the query there moves the full radius to segments
+    5-7 and two of 0-4; a photo 2 bits away in segments 0-3 and 3 in 4-7 (20 in all) is
+    still found, and the crowd, 10 bits away plus random elsewhere, stays exact too."""
+    rng = random.Random(11)
+    query = (rng.getrandbits(64), rng.getrandbits(64))
+    crowd = [flipped(query, [s * 16 + b for s in range(5) for b in rng.sample(range(16), 2)]
+                     + [s * 16 + b for s in range(5, SEGMENTS)
+                        for b in rng.sample(range(16), rng.randrange(0, 6))])
+             for _ in range(300)]
+    edge = flipped(query, [s * 16 + b for s in range(4) for b in (0, 1)]
+                   + [s * 16 + b for s in range(4, SEGMENTS) for b in (0, 1, 2)])
+    codes = [*crowd, edge]
+    assert distance(edge, query) == 20
+    for within in (19, 20, 21, 27):
+        assert LookIndex(codes).search([query], within=within, limit=400) == brute(
+            codes, [query], within, 400)
