@@ -77,6 +77,9 @@ def page_routes(api: _Api, find_looks: FindLooks | None = None) -> list[Route]:
 
 
 class _Pages:
+    """The page handlers: each reads the catalog as the JSON routes do and renders one
+    template; ``encode`` makes bytes of what ``_Api.cached`` keeps and answers."""
+
     def __init__(self, api: _Api, find_looks: FindLooks | None) -> None:
         self.api, self.find_looks = api, find_looks
         self.templates = Environment(
