@@ -27,7 +27,7 @@ from fashion_assets.crawl import loop
 from fashion_assets.crawl.http import Fetcher, HttpPolicy
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.replica.build import build_site
-from fashion_assets.replica.pages import image_url
+from fashion_assets.replica.vogue_frame import image_url
 
 IN_FLIGHT = 16
 SHOWS, PHOTOS = 30, 40

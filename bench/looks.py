@@ -3,7 +3,7 @@
     python -m bench.looks [--brands 20] [--shows 3] [--photos 40] [--write]
 
 theImpression's replica galleries show many of Vogue's looks again (cropped, resized,
-recompressed) and a few that only resemble them (``replica/impression.py:
+recompressed) and a few that only resemble them (``replica/impression_build.py:
 _of_vogue_look``): the truth, photo by photo. For every gallery of a Vogue show, its photos
 and the show's are merged as promotion merges one entry (``domain/looks.py: merge_looks``,
 the thresholds of ``LookRules``' defaults); each merged pair is right when the gallery's

@@ -45,7 +45,9 @@ from fashion_assets.storage.base import object_path
 
 
 def damage(store: ObjectStore, key: str, data: bytes) -> None:
-    """Write ``data`` under ``key`` behind the store's back."""
+    """Write ``data`` under ``key`` behind the store's back (a file rewritten in place, an
+    S3 object put without the store's create-only condition); the tests damage objects
+    with it too (``tests/integration/test_store_scrub.py``)."""
     if isinstance(store, FileStore):
         (store.root / object_path(key)).write_bytes(data)
         return

@@ -1,4 +1,5 @@
-"""The read API: the catalog's promoted shows and street-style albums as JSON, for anyone.
+"""The read API: the catalog's promoted shows and street-style albums as JSON, for anyone,
+and the look search (which show and look a photo is).
 
 A thin Starlette layer over ``catalog/published.py`` (what is published) and
 ``domain/paging.py`` (how it pages); ``fashion-assets api serve`` runs it.

@@ -13,6 +13,10 @@ never one that is only in a draft. With a token, every answer is ``private`` and
 Photo URLs name the host the request did, and the API answers only the host names of
 ``hosts`` (``review_app/hosts.py: AllowedHosts``): no URL is built from a ``Host`` nobody
 checked (one holding ``"><script>`` was copied into every photo URL, issue 36).
+
+``POST /api/v1/looks/search`` finds the looks of the catalog closest to an uploaded photo
+(``catalog/look_search.py``): the upload read under its cap (``uploads.py``), the search in
+the thread pool (a decode, a query, the index's build after a promotion), never cached.
 """
 
 from __future__ import annotations
@@ -35,8 +39,18 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from fashion_assets.catalog import published
+from fashion_assets.catalog.look_search import (
+    DEFAULT_LIMIT,
+    DEFAULT_RULES,
+    MAX_LIMIT,
+    RefusedPhoto,
+    SearchRules,
+    find_looks,
+)
 from fashion_assets.catalog_api.openapi import openapi_document
 from fashion_assets.catalog_api.pages import page_routes
+from fashion_assets.catalog_api.uploads import read_photo
+from fashion_assets.domain.look_answers import TOO_LARGE
 from fashion_assets.domain.numbers import whole_number
 from fashion_assets.domain.paging import PagingError, page_request
 from fashion_assets.domain.thumbnails import THUMBNAIL, NotAnImage
@@ -57,10 +71,11 @@ class BadRequest(ValueError):
 
 def create_api(engine: Engine, store: ObjectStore, *, cache_s: float = DEFAULT_CACHE_S,
                token: str = "", clock: Callable[[], float] = time.monotonic,
-               hosts: Sequence[str] | None = None) -> Starlette:
+               hosts: Sequence[str] | None = None,
+               search: SearchRules = DEFAULT_RULES) -> Starlette:
     """The read API on ``engine`` and ``store``, answering the host names of ``hosts``
-    (None: any, for a caller that checks them)."""
-    api = _Api(engine, store, cache_s, token, clock)
+    (None: any, for a caller that checks them); the look search by ``search``."""
+    api = _Api(engine, store, cache_s, token, clock, search)
     routes = [
         Route(f"{PREFIX}/brands", api.json(api.brands)),
         Route(f"{PREFIX}/shows", api.json(api.shows)),
@@ -71,6 +86,7 @@ def create_api(engine: Engine, store: ObjectStore, *, cache_s: float = DEFAULT_C
         Route(f"{PREFIX}/street/{{city}}/{{year}}/{{month}}", api.json(api.album)),
         Route(f"{PREFIX}/photos/{{key}}", api.photo),
         Route(f"{PREFIX}/photos/{{key}}/thumbnail", api.thumbnail),
+        Route(f"{PREFIX}/looks/search", api.search_looks, methods=["POST"]),
         Route(f"{PREFIX}/openapi.json", api.json(lambda request: (200, openapi_document()))),
     ]
     routes += page_routes(api)  # the pages people browse (pages.py), on the same answers
@@ -84,9 +100,9 @@ def create_api(engine: Engine, store: ObjectStore, *, cache_s: float = DEFAULT_C
 
 class _Api:
     def __init__(self, engine: Engine, store: ObjectStore, cache_s: float, token: str,
-                 clock: Callable[[], float]) -> None:
+                 clock: Callable[[], float], search: SearchRules) -> None:
         self.engine, self.store, self.cache_s, self.token = engine, store, cache_s, token
-        self.clock = clock
+        self.clock, self.search = clock, search
         # Answers by URL, the least recently used first; written from the thread pool.
         self.answers: OrderedDict[str, tuple[float, bytes, str, int]] = OrderedDict()
         self.answers_lock = threading.Lock()
@@ -211,6 +227,30 @@ class _Api:
         return Response(data, media_type=kind, headers={
             **self._caching(_FOREVER_S, immutable=True), "X-Content-Type-Options": "nosniff"})
 
+    # -- the look search --------------------------------------------------------------------
+
+    async def search_looks(self, request: Request) -> Response:
+        """The catalog's looks closest to the uploaded photo; 400 with the reason for an
+        upload that is no photo, 413 for one over the cap."""
+        refused = self._refused(request)
+        if refused is not None:
+            return refused
+        try:
+            limit = _search_limit(request)
+            data = await read_photo(request, self.search.upload.max_bytes)
+            found = await run_in_threadpool(find_looks, self.engine, data, limit=limit,
+                                            rules=self.search)
+        except BadRequest as error:
+            return JSONResponse({"error": str(error)}, status_code=400)
+        except RefusedPhoto as error:
+            return JSONResponse({"error": error.detail, "reason": error.reason},
+                                status_code=413 if error.reason == TOO_LARGE else 400)
+        looks = [{**look.fields(), "photo_url": self._photo_url(request, look.object_key, ""),
+                  "thumbnail_url": self._photo_url(request, look.object_key, "/thumbnail")}
+                 for look in found.looks]
+        return JSONResponse({"within": found.within, "match": found.match, "looks": looks},
+                            headers={"Cache-Control": "no-store"})
+
     # -- shared ----------------------------------------------------------------------------
 
     def _caching(self, max_age: int, *, immutable: bool = False) -> dict[str, str]:
@@ -255,6 +295,19 @@ class _Api:
 
 def _json_body(status: int, payload: Any) -> bytes:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def _search_limit(request: Request) -> int:
+    """The search's ``limit`` (its only parameter): 1 to ``MAX_LIMIT`` looks."""
+    unknown = set(request.query_params) - {"limit"}
+    if unknown:
+        raise BadRequest(f"unknown parameter {sorted(unknown)[0]!r}: the search takes limit")
+    raw = request.query_params.get("limit") or str(DEFAULT_LIMIT)
+    limit = whole_number(raw, 1, MAX_LIMIT)
+    if limit is None:
+        raise BadRequest(f"limit must be a whole number from 1 to {MAX_LIMIT}, "
+                         f"not {raw[:20]!r}")
+    return limit
 
 
 def _paging(request: Request) -> tuple[str | None, str | None]:

@@ -1,4 +1,5 @@
-"""The read API described in OpenAPI 3.1, served at ``/api/v1/openapi.json``.
+"""The read API described in OpenAPI 3.1, served at ``/api/v1/openapi.json``, the look
+search's upload in both its shapes.
 
 Written out rather than generated: the API is small, and its tests check every path here
 against the routes the app serves, and every listed parameter against the filters the
@@ -9,7 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from fashion_assets.catalog.look_search import DEFAULT_LIMIT as LOOKS_DEFAULT
+from fashion_assets.catalog.look_search import MAX_LIMIT as LOOKS_MAX
 from fashion_assets.catalog.published import ALBUM_FILTERS, SHOW_FILTERS
+from fashion_assets.catalog_api.uploads import PHOTO_FIELD
 from fashion_assets.domain.paging import DEFAULT_LIMIT, MAX_LIMIT
 
 _PAGING = [
@@ -80,6 +84,49 @@ _ALBUM_FIELDS = {"city": _STRING, "year": {"type": "integer"}, "month": {"type":
                  "cover": _COVER, "cover_thumbnail_url": _COVER}
 
 
+_BINARY = {"type": "string", "contentMediaType": "application/octet-stream"}
+_LOOK = {"type": "object", "description": (
+    "A look of the catalog: its entry (a show: brand, season_code, title, season, city; an "
+    "album: city, year, month), its position there, the photo the entry shows for it, the "
+    "source of the catalog photo closest to the upload (the one shown or an alternate of "
+    "another source), and that photo's distance in bits of 128 (pHash and dHash)"),
+    "properties": {
+        "kind": {"type": "string", "enum": ["runway", "street"]}, "brand": _STRING,
+        "season_code": _STRING, "title": _STRING, "season": _STRING,
+        "city": {"type": ["string", "null"]}, "year": {"type": "integer"},
+        "month": {"type": "integer"}, "position": {"type": "integer"}, "source": _STRING,
+        "photo_url": _STRING, "thumbnail_url": _STRING, "distance": {"type": "integer"}}}
+_LOOK_SEARCH = {"post": {
+    "summary": "The catalog's looks closest to a photo: which show, which look, whose photo.",
+    "description": (
+        "The photo is the body (Content-Type image/...) or the file field "
+        f"{PHOTO_FIELD!r} of a multipart form; it is checked as the crawler checks a photo "
+        "(not an image, HTML, cut short, a decompression bomb: 400 with the reason) and "
+        "held to FASHION_LOOK_SEARCH_MAX_BYTES (413). Its mirror image is searched too. Only "
+        "promoted entries are searched, their shown photos and alternates, never a draft; "
+        "each look once, at its closest photo's distance, closest first, and none farther "
+        "than `within` bits (then `match` is false)."),
+    "parameters": [{"name": "limit", "in": "query", "required": False,
+                    "description": f"Looks at most, 1 to {LOOKS_MAX}.",
+                    "schema": {"type": "integer", "minimum": 1, "maximum": LOOKS_MAX,
+                               "default": LOOKS_DEFAULT}}],
+    "requestBody": {"required": True, "content": {
+        "image/*": {"schema": _BINARY},
+        "multipart/form-data": {"schema": {
+            "type": "object", "required": [PHOTO_FIELD],
+            "properties": {PHOTO_FIELD: _BINARY}}}}},
+    "responses": {
+        "200": {"description": "The closest looks (none: no match)", "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/LookSearch"}}}},
+        "400": {"description": "Not a photo the search takes, or a bad parameter: `error` "
+                               "says why, `reason` is a code (empty, html, not_an_image, "
+                               "truncated, corrupt, too_many_pixels, undecodable, "
+                               "content_type, multipart, no_photo)."},
+        "401": {"description": "A token is configured and the request has none."},
+        "413": {"description": "The photo is over the size the search takes (reason "
+                               "too_large)."}}}}
+
+
 def _page(item: str) -> dict[str, Any]:
     return {"type": "object", "properties": {
         "items": {"type": "array", "items": {"$ref": f"#/components/schemas/{item}"}},
@@ -114,6 +161,7 @@ def openapi_document() -> dict[str, Any]:
                 _path("year", "integer"), _path("month", "integer")),
             "/api/v1/photos/{key}": _photo_path("A photo of a catalog entry."),
             "/api/v1/photos/{key}/thumbnail": _photo_path("A photo's thumbnail."),
+            "/api/v1/looks/search": _LOOK_SEARCH,
             "/api/v1/openapi.json": {"get": {"summary": "This document.", "responses": {
                 "200": {"description": "OpenAPI 3.1"}}}},
         },
@@ -129,5 +177,10 @@ def openapi_document() -> dict[str, Any]:
             "AlbumPage": _page("AlbumSummary"),
             "Album": {"type": "object", "properties": {
                 **_ALBUM_FIELDS, "photos": {"type": "array", "items": _PHOTO}}},
+            "LookSearch": {"type": "object", "properties": {
+                "within": {"type": "integer", "description": "The farthest a look may be, "
+                           "in bits (FASHION_LOOK_SEARCH_WITHIN)."},
+                "match": {"type": "boolean"},
+                "looks": {"type": "array", "items": _LOOK}}},
         }},
     }

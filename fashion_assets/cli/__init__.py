@@ -1,5 +1,5 @@
-"""The ``fashion-assets`` command: crawl, brands, status, the store, the demo and the
-replica.
+"""The ``fashion-assets`` command: crawl, brands, status, the store, the look search, the
+demo and the replica.
 
 The commands that crawl submit their runs to a Dagster deployment (``fashion_assets.launch``),
 on the instance in ``DAGSTER_HOME`` (a persistent folder under ``FASHION_HOME`` when unset),
@@ -21,6 +21,7 @@ from fashion_assets.cli.crawl import crawl
 from fashion_assets.cli.demo import demo
 from fashion_assets.cli.editors import editors
 from fashion_assets.cli.errors import OneLineErrors
+from fashion_assets.cli.looks import looks
 from fashion_assets.cli.names import names
 from fashion_assets.cli.replica import replica
 from fashion_assets.cli.review import review
@@ -35,6 +36,6 @@ def main() -> None:
     """fashion-assets: a reviewed archive of fashion imagery, as a Dagster code location."""
 
 
-for _command in (crawl, brands, names, status, coverage, store, review, api, editors, demo,
-                 replica):
+for _command in (crawl, brands, names, status, coverage, store, review, api, looks, editors,
+                 demo, replica):
     main.add_command(_command)

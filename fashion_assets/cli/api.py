@@ -20,13 +20,15 @@ def api() -> None:
 @click.option("--port", default=8820, show_default=True, help="Port to listen on.")
 def api_serve(host: str, port: int) -> None:
     """Serve the read API: brands, shows and street-style albums of the catalog with their
-    photos, a page at a time (OpenAPI at /api/v1/openapi.json).
+    photos, a page at a time (OpenAPI at /api/v1/openapi.json), and the look search
+    (POST /api/v1/looks/search: a photo in, the catalog's closest looks out).
 
     Read-only and open to anyone, unless FASHION_API_TOKEN is set: then every request must
     carry it (Authorization: Bearer ...). Only promoted entries are shown, never a draft.
     """
     import uvicorn
 
+    from fashion_assets.catalog.look_search import SearchRules
     from fashion_assets.catalog_api import create_api
     from fashion_assets.review_app.hosts import answered_hosts, trusted_proxies, url_host
     from fashion_assets.review_app.server import listening_socket, timed_config
@@ -37,13 +39,15 @@ def api_serve(host: str, port: int) -> None:
         head_s = settings.positive_int(os.environ, "FASHION_REVIEW_HEAD_TIMEOUT")
         body_s = settings.positive_int(os.environ, "FASHION_REVIEW_BODY_TIMEOUT")
         proxies = trusted_proxies(settings.setting(os.environ, "FASHION_TRUSTED_PROXIES"))
+        search = SearchRules.from_env(os.environ)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     token = settings.setting(os.environ, "FASHION_API_TOKEN")
     app = create_api(catalog_engine(), open_store(settings.store_url(),
                                                   home=settings.home_dir()),
                      cache_s=cache_s, token=token, hosts=answered_hosts(
-                         host, settings.setting(os.environ, "FASHION_API_HOSTS")))
+                         host, settings.setting(os.environ, "FASHION_API_HOSTS")),
+                     search=search)
     sock = listening_socket(host, port)
     port = sock.getsockname()[1]  # the port it got, when asked for any (0)
     click.echo(f"read API on http://{url_host(host)}:{port}/api/v1/ ("

@@ -47,8 +47,12 @@ from fashion_assets.domain.store_heal import (
     judge,
     nowhere_to_fetch,
 )
-from fashion_assets.domain.store_scrub import with_damage
+from fashion_assets.domain.store_scrub import read_damage, with_damage
 from fashion_assets.storage import ObjectStore, object_key
+
+WHOLE_AGAIN = ""
+"""Where a damaged object was healed from when it was whole again before its removal (a
+concurrent heal stored it back): nowhere this heal fetched."""
 
 
 @dataclass(frozen=True)
@@ -117,24 +121,47 @@ async def heal_lost(fetcher: Fetcher, store: ObjectStore, lost: Sequence[LostObj
     """Fetch ``lost`` again. A damaged one is removed from the store first: the store is
     create-only, so its bytes could not be written over, and none of it is served meanwhile
     (a tick that dies before recording leaves a missing object, which the heal's walk
-    finds)."""
-    damaged = [item.key for item in lost if item.damage]
-    for key in damaged:
-        await with_retries(f"the object store's delete ({store.url})", limits.infra_retry_s,
-                           store.delete, key)
+    finds). One read again whole before its removal (healed meanwhile) is not fetched: its
+    outcome is healed from ``WHOLE_AGAIN``."""
+    whole_again: set[str] = set()
+    for item in lost:
+        if item.damage and await with_retries(
+                f"the object store's re-read and delete ({store.url})", limits.infra_retry_s,
+                remove_damaged, store, item.key):
+            whole_again.add(item.key)
     slots = asyncio.Semaphore(limits.image_concurrency)
 
     async def one(item: LostObject) -> Healing:
-        async with slots:
-            outcome = await heal_object(fetcher, store, item, limits)
+        if item.key in whole_again:
+            outcome = Healing(item.key, WHOLE_AGAIN, (), True)
+        else:
+            async with slots:
+                outcome = await heal_object(fetcher, store, item, limits)
         on_done()
         return outcome
 
     outcomes = await gather_or_cancel(one(item) for item in lost)
-    if any(outcome.healed for outcome in outcomes):
+    if any(outcome.healed_from for outcome in outcomes):
         await with_retries(f"the object store's sync ({store.url})", limits.infra_retry_s,
                            store.sync)
     return outcomes
+
+
+def remove_damaged(store: ObjectStore, key: str) -> bool:
+    """Remove the object found damaged under ``key`` if it still is; True if it is whole
+    now. Read again first: since the read or lookup that found it damaged, a concurrent
+    heal (a crawl's, another tick's) may have removed it and stored the key's own bytes
+    back, which deleting would lose again. (A heal that stores it between this read and the
+    delete still loses it: the next pass of the heal's walk finds it missing and fetches it
+    again.) Blocking: run in a thread."""
+    try:
+        digest = store.digest(key)
+    except KeyError:
+        return False  # removed meanwhile: fetched again as any lost object
+    if read_damage(key, digest.size, digest.sha1) is None:
+        return True
+    store.delete(key)
+    return False
 
 
 async def heal_object(fetcher: Fetcher, store: ObjectStore, lost: LostObject,

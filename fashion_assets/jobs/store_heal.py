@@ -10,8 +10,8 @@ the walk and the heal are ``crawl/store_heal.py``, the rule ``domain/store_heal.
 """
 
 import os
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 from dagster import (
     Field,
@@ -21,14 +21,19 @@ from dagster import (
     job,
     op,
 )
+from sqlalchemy import Engine
 
 from fashion_assets import settings
 from fashion_assets.crawl import loop
+from fashion_assets.crawl.base import CrawlLimits
+from fashion_assets.crawl.http import Fetcher
 from fashion_assets.crawl.store_heal import Tick, heal_tick
 from fashion_assets.domain.hosts import HostPolicy
+from fashion_assets.domain.store_heal import Step
 from fashion_assets.jobs.ticks import reporting_schedule
 from fashion_assets.report import heal_metadata
 from fashion_assets.sources.registry import SOURCES, Source
+from fashion_assets.storage import ObjectStore
 
 JOB_NAME = "store_heal_job"
 OP_NAME = "heal_store"
@@ -47,6 +52,45 @@ def every_source(resources: Any, sources: Sequence[Source]) -> HostPolicy:
     for source in sources:
         allowed |= getattr(resources, source.name).host_policy().allowed
     return HostPolicy(allowed)
+
+
+class WalkTick(Protocol):
+    """What both walks' ticks (the heal's, the scrub's) give the op: where the walk stands."""
+
+    @property
+    def step(self) -> Step: ...
+
+
+T = TypeVar("T", bound=WalkTick)
+
+
+def run_walk_tick(context: OpExecutionContext, sources: Sequence[Source], amount_key: str,
+                  tick_of: Callable[[Fetcher, ObjectStore, Engine, int, CrawlLimits],
+                                    Coroutine[Any, Any, T]],
+                  line: Callable[[T], str],
+                  metadata: Callable[[T, str, int], dict[str, object]]) -> T:
+    """The body of the heal's and the scrub's ops, which differ only in the tick they run
+    (``tick_of(fetcher, store, engine, amount, limits)``), what they log of it (``line``)
+    and its metadata: the op config's ``amount_key`` checked, the crawl's client opened on
+    every source's photo hosts, the tick run, logged and its metadata recorded."""
+    amount = int(context.op_config[amount_key])
+    if amount < 1:
+        raise ValueError(f"{amount_key} must be at least 1, got {amount}")
+    resources = context.resources
+    crawler, store = resources.crawler, resources.store.open()
+    hosts = every_source(resources, sources)
+    engine = resources.catalog.engine()
+
+    async def run() -> T:
+        async with crawler.fetcher(hosts, engine) as fetcher:
+            return await tick_of(fetcher, store, engine, amount, crawler.limits())
+
+    tick = loop.run(run())
+    context.log.info(f"{store.url}: {line(tick)}"
+                     + ("; the pass is complete, the next tick starts over"
+                        if tick.step.wrapped else ""))
+    context.add_output_metadata(metadata(tick, store.url, amount))
+    return tick
 
 
 def tick_metadata(tick: Tick, store_url: str, batch: int) -> dict[str, object]:
@@ -76,25 +120,11 @@ def build_store_heal_job(env: Mapping[str, str] | None = None,
                                       description="Referenced photos checked this tick.")})
     def heal_store(context: OpExecutionContext) -> Tick:
         """Check the next batch of referenced photos; fetch the lost ones again."""
-        batch = int(context.op_config["batch"])
-        if batch < 1:
-            raise ValueError(f"batch must be at least 1, got {batch}")
-        resources = context.resources
-        crawler, store = resources.crawler, resources.store.open()
-        hosts = every_source(resources, sources)
-
-        engine = resources.catalog.engine()
-
-        async def run() -> Tick:
-            async with crawler.fetcher(hosts, engine) as fetcher:
-                return await heal_tick(fetcher, store, engine, batch, limits=crawler.limits())
-
-        tick = loop.run(run())
-        context.log.info(f"{store.url}: {tick.report.line()}"
-                         + ("; the pass is complete, the next tick starts over"
-                            if tick.step.wrapped else ""))
-        context.add_output_metadata(tick_metadata(tick, store.url, batch))
-        return tick
+        return run_walk_tick(
+            context, sources, "batch",
+            lambda fetcher, store, engine, batch, limits: heal_tick(
+                fetcher, store, engine, batch, limits=limits),
+            lambda tick: tick.report.line(), tick_metadata)
 
     @job(name=JOB_NAME, description="Fetch again the photos the object store lost, from the "
          "source URLs their drafts and catalog rows record: a batch of referenced photos per "

@@ -21,9 +21,8 @@ from dagster import (
 )
 
 from fashion_assets import settings
-from fashion_assets.crawl import loop
 from fashion_assets.crawl.store_scrub import ScrubTick, scrub_tick
-from fashion_assets.jobs.store_heal import every_source
+from fashion_assets.jobs.store_heal import run_walk_tick
 from fashion_assets.jobs.ticks import reporting_schedule
 from fashion_assets.report import heal_metadata, table
 from fashion_assets.sources.registry import SOURCES, Source
@@ -61,6 +60,12 @@ def tick_metadata(tick: ScrubTick, store_url: str, budget: int) -> dict[str, obj
     }
 
 
+def scrub_line(tick: ScrubTick) -> str:
+    """What the tick's log line says: what it read, the damage, what the heal gave."""
+    return (f"{len(tick.walked.read)} photos read ({tick.walked.bytes_read:,} bytes), "
+            f"{len(tick.damaged)} damaged; {tick.report.line()}")
+
+
 def build_store_scrub_job(env: Mapping[str, str] | None = None,
                           sources: Sequence[Source] = SOURCES) -> JobDefinition:
     """The job, its ``budget`` defaulting to ``FASHION_SCRUB_BYTES`` of ``env``; it needs
@@ -73,27 +78,11 @@ def build_store_scrub_job(env: Mapping[str, str] | None = None,
                                        description="Bytes of stored photos read this tick.")})
     def scrub_store(context: OpExecutionContext) -> ScrubTick:
         """Read the next budget of referenced photos; fetch the damaged ones again."""
-        budget = int(context.op_config["budget"])
-        if budget < 1:
-            raise ValueError(f"budget must be at least 1, got {budget}")
-        resources = context.resources
-        crawler, store = resources.crawler, resources.store.open()
-        hosts = every_source(resources, sources)
-        engine = resources.catalog.engine()
-
-        async def run() -> ScrubTick:
-            async with crawler.fetcher(hosts, engine) as fetcher:
-                return await scrub_tick(fetcher, store, engine, budget,
-                                        limits=crawler.limits())
-
-        tick = loop.run(run())
-        context.log.info(f"{store.url}: {len(tick.walked.read)} photos read "
-                         f"({tick.walked.bytes_read:,} bytes), {len(tick.damaged)} damaged; "
-                         f"{tick.report.line()}"
-                         + ("; the pass is complete, the next tick starts over"
-                            if tick.step.wrapped else ""))
-        context.add_output_metadata(tick_metadata(tick, store.url, budget))
-        return tick
+        return run_walk_tick(
+            context, sources, "budget",
+            lambda fetcher, store, engine, budget, limits: scrub_tick(
+                fetcher, store, engine, budget, limits=limits),
+            scrub_line, tick_metadata)
 
     @job(name=JOB_NAME, description="Read stored photos again and check each one's bytes "
          "against its key (their sha1); fetch the damaged ones again from the source URLs "

@@ -245,15 +245,7 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
         run_ids = session.launch([RunRequest(kinds[kind].job, crawl_tags(kind, key))
                                   for kind, key in runs])
     except BaseException:
-        # Nothing crawls the brands added for runs never submitted (the catalog or the
-        # deployment failed first); one added for a slug no source knows would stay in the
-        # UI. The error that stopped the command is the one it reports.
-        added = set().union(*added_by_run)
-        try:
-            _delete_brands(session, added)
-        except Exception as error:
-            session._note(f"the brand partitions added for runs never submitted stay: "
-                          f"{', '.join(sorted(added))} ({error})")
+        forget_unsubmitted(session, set().union(*added_by_run))
         raise
     by_run = dict(zip(run_ids, zip(runs, added_by_run, strict=True), strict=True))
     summaries: dict[str, dict[str, Any]] = {}
@@ -272,6 +264,18 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
     for run_id in lost:
         ended(RunOutcome(run_id, False, errors=[KILLED_NOTE]))
     return [summaries[run_id] for run_id in run_ids]
+
+
+def forget_unsubmitted(session: Session, added: set[str]) -> None:
+    """Remove the brand partitions ``added`` for runs never submitted (the catalog or the
+    deployment failed first): nothing crawls them, and one added for a slug no source knows
+    would stay in the UI. When that fails too, a note line names them and why: the error
+    that stopped the command is the one it reports."""
+    try:
+        _delete_brands(session, added)
+    except Exception as error:
+        session._note(f"the brand partitions added for runs never submitted stay: "
+                      f"{', '.join(sorted(added))} ({error})")
 
 
 def _delete_brands(session: Session, slugs: set[str]) -> None:

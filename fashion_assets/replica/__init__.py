@@ -9,7 +9,7 @@ for theImpression) with its variations and faults.
 from fashion_assets.replica.build import ReplicaSite, build_site, with_changed_looks
 from fashion_assets.replica.faults import FaultPlan
 from fashion_assets.replica.images import photo_body, photo_bytes, warm_photos
-from fashion_assets.replica.impression import (
+from fashion_assets.replica.impression_site import (
     ImpressionArticle,
     ImpressionSite,
     RunwaySeason,

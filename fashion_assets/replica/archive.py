@@ -28,7 +28,7 @@ from pathlib import Path
 from fashion_assets.domain.names import name_slug
 from fashion_assets.domain.titles import ShowTitle, parse_show_title
 from fashion_assets.replica.build import ReplicaSite
-from fashion_assets.replica.site import brand_with_titles
+from fashion_assets.replica.vogue_brands import brand_with_titles
 
 DESIGNERS_FILE = "vogue_designers.txt"
 SHOWS_FILE = "vogue_show_titles.csv"

@@ -1,9 +1,10 @@
 """The whole replica: Vogue's brands and theImpression built from them, indexed once.
 
-``site.py`` models Vogue's side and ``impression.py`` theImpression's, built from the Vogue
-brands because its runway galleries are second sources of the same shows. This module puts
-them together, so neither of the two imports the other's builder and the imports go one
-way: site <- impression <- build.
+``site.py`` models Vogue's side (``vogue_brands.py`` builds it) and ``impression_site.py``
+theImpression's (``impression_build.py`` builds it from the Vogue brands, because its runway
+galleries are second sources of the same shows). This module puts them together, so neither
+of the two imports the other's builder and the imports go one way:
+site <- impression_site <- build.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fashion_assets.replica.impression import ImpressionSite, build_impression
-from fashion_assets.replica.site import ReplicaBrand, ReplicaPhoto, ReplicaShow, build_brands
+from fashion_assets.replica.impression_build import build_impression
+from fashion_assets.replica.impression_site import ImpressionSite
+from fashion_assets.replica.site import ReplicaBrand, ReplicaPhoto, ReplicaShow
+from fashion_assets.replica.vogue_brands import build_brands
 
 
 def _no_impression() -> ImpressionSite:

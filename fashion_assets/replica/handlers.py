@@ -20,8 +20,8 @@ from fashion_assets.replica.build import ReplicaSite
 from fashion_assets.replica.extra import ExtraSite
 from fashion_assets.replica.faults import FaultPlan, Faults
 from fashion_assets.replica.gate import Gate
-from fashion_assets.replica.impression import UPLOADS_PREFIX
 from fashion_assets.replica.impression_routes import ImpressionRoutes
+from fashion_assets.replica.impression_site import UPLOADS_PREFIX
 from fashion_assets.replica.replies import Reply, cut, drop, stream
 from fashion_assets.replica.stats import Counters, ReplicaStats
 from fashion_assets.replica.vogue_routes import VogueRoutes

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from fashion_assets.replica import impression
+from fashion_assets.replica import impression_pages
 from fashion_assets.replica.build import ReplicaSite
 from fashion_assets.replica.photo_replies import stored_photo_reply
 from fashion_assets.replica.replies import Reply
@@ -25,7 +25,7 @@ class ImpressionRoutes:
         self.url = ""
         self.cdn_url = ""
         self.pages: dict[str, bytes] = {}
-        self.not_found = impression.render_not_found().encode()
+        self.not_found = impression_pages.render_not_found().encode()
 
     def replace_site(self, site: ReplicaSite) -> None:
         """Answer from ``site`` from now on, forgetting the pages rendered from the old one."""
@@ -35,10 +35,11 @@ class ImpressionRoutes:
     def page(self, request: web.Request) -> Reply:
         path = request.path
         if path == "/robots.txt":
-            return Reply(200, impression.render_robots().encode(), "text/plain; charset=utf-8")
+            robots = impression_pages.render_robots().encode()
+            return Reply(200, robots, "text/plain; charset=utf-8")
         body = self.pages.get(path)
         if body is None:
-            html = impression.render_page(self.site.impression, path, self.url, self.cdn_url)
+            html = impression_pages.render_page(self.site.impression, path, self.url, self.cdn_url)
             if html is None:
                 return Reply(404, self.not_found)
             body = self.pages[path] = html.encode()

@@ -15,19 +15,13 @@ from aiohttp import web
 
 from fashion_assets.replica.build import ReplicaSite
 from fashion_assets.replica.images import HUGE_BODY_SIZE
-from fashion_assets.replica.pages import (
-    original_url,
-    render_designer,
-    render_directory,
-    render_landing,
-    render_not_found,
-    render_robots,
-    render_season,
-    render_show,
-)
 from fashion_assets.replica.photo_replies import stored_photo_reply
 from fashion_assets.replica.replies import Reply
 from fashion_assets.replica.site import ReplicaPhoto
+from fashion_assets.replica.vogue_frame import original_url, render_not_found, render_robots
+from fashion_assets.replica.vogue_landing import render_landing
+from fashion_assets.replica.vogue_listings import render_designer, render_directory, render_season
+from fashion_assets.replica.vogue_show import render_show
 
 # How hostile show pages are encoded; every other page is UTF-8, as it declares.
 _PAGE_ENCODINGS = {"cp1252_page": "cp1252"}

@@ -1,6 +1,6 @@
 """Fuzzing the read API (issue 36): hostile values in every query parameter, path segment
-and cursor of every route, sent byte for byte to the real server (uvicorn on loopback) on
-SQLite and PostgreSQL.
+and cursor of every route, and hostile uploads to the look search, sent byte for byte to
+the real server (uvicorn on loopback) on SQLite and PostgreSQL.
 
 Every answer is below 500 and carries no traceback, and the catalog is as it was after
 each request (the API only reads). Cursors are the API's own, hostile text, and URL-safe
@@ -37,6 +37,7 @@ from tests.fuzz import (
     fuzzed,
     hostile_text,
     path_segment,
+    query_string,
     send,
     snapshot,
 )
@@ -178,6 +179,52 @@ def test_every_entry_and_photo_takes_any_path_segment(api: Api) -> None:
     def check(route: str, first: str, second: str, third: str, query: str) -> None:
         path = "/api/v1" + route.format(first, second, third)
         api.get(f"{path}?{query}" if query else path)
+        example_done()
+
+    check()
+
+
+CONTENT_TYPES = ("image/jpeg", "image/png", "application/octet-stream", "multipart/form-data",
+                 "multipart/form-data; boundary=b", "multipart/form-data; boundary=",
+                 "text/html", "")
+
+
+@st.composite
+def upload(draw: st.DrawFn) -> tuple[str, bytes]:
+    """A look search's body and its Content-Type: a photo cut, patched or padded, bytes of
+    any kind, or a multipart form of them with hostile framing and field names."""
+    photo = bytearray(png(draw(st.integers(1, 50))))
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(photo) - 1))
+        photo[at:at + draw(st.integers(0, 8))] = draw(st.binary(max_size=8))
+    data = draw(st.one_of(st.just(bytes(photo)), st.binary(max_size=300),
+                          st.just(bytes(photo[:draw(st.integers(0, len(photo)))]))))
+    kind = draw(st.one_of(st.sampled_from(CONTENT_TYPES), encoded()))
+    if kind.startswith("multipart") and draw(st.booleans()):
+        name = draw(st.sampled_from(("photo", "photo", "other", "")))
+        header = draw(st.sampled_from((
+            f'Content-Disposition: form-data; name="{name}"; filename="a.png"',
+            f'Content-Disposition: form-data; name="{name}"', "Content-Type: image/png", "")))
+        parts = [b"--b\r\n" + header.encode() + b"\r\n\r\n" + data + b"\r\n"]
+        data = b"".join(parts * draw(st.integers(1, 3))) + draw(st.sampled_from(
+            (b"--b--\r\n", b"--b", b"", b"--c--\r\n")))
+    return kind, data
+
+
+def test_the_look_search_takes_any_upload(api: Api) -> None:
+    """Never a 500: every body is answered 200, 400 or 413, and nothing is written."""
+    @fuzzed
+    @given(sent=upload(), query=st.one_of(st.just(""), query_string(("limit",),
+                                                                    ("1", "50", "51", "0"))))
+    def check(sent: tuple[str, bytes], query: str) -> None:
+        kind, body = sent
+        before = api.snapshot()
+        target = "/api/v1/looks/search" + (f"?{query}" if query else "")
+        status, answer = send(api.url, "POST", target,
+                              {"Content-Type": kind} if kind else None, body)
+        check_answer(status, answer, f"POST {target} {kind!r} {body[:80]!r}")
+        assert status in (200, 400, 413), (status, answer)
+        assert api.snapshot() == before
         example_done()
 
     check()

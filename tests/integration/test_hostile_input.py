@@ -7,92 +7,54 @@ then a test of its own that checks the outcome the table promises against what t
 the store and the Dagster event log recorded. The global tests check the promises that hold
 for the whole brand: the runs succeed and finish, nothing is written outside the store, every
 object is a photo under the sha1 of its bytes, the store holds exactly the photos that should
-be stored, and a second crawl changes no object and no draft.
+be stored, and a second crawl changes no object and no draft. What the crawls leave behind
+is read by tests/hostile_crawl.py; the table itself, and where each case sits in the
+replica, are test_hostile_table.py.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
-from dagster import AssetKey, DagsterInstance
-from sqlalchemy import create_engine, text
 
 from fashion_assets.domain.media import inspect_image
 from fashion_assets.domain.titles import parse_season_slug
 from fashion_assets.replica import (
-    HOSTILE_BRAND,
-    ReplicaBrand,
-    ReplicaPhoto,
     ReplicaServer,
     ReplicaShow,
     build_site,
     photo_body,
     start_replica,
 )
-from fashion_assets.replica.hostile import HOSTILE_CASES, HostileCase, hostile_cases_markdown
-from fashion_assets.replica.pages import JUNK_ITEMS, image_url
+from fashion_assets.replica.hostile import HOSTILE_CASES, HostileCase
 from fashion_assets.replica.site import JUNK_ENTRIES
-from tests.catalog_db import fresh_postgres_database, snapshot
-from tests.conftest import PG_ENV, pipeline_env
-from tests.pipeline import crawl_brands
+from fashion_assets.replica.vogue_frame import image_url
+from fashion_assets.replica.vogue_show import JUNK_ITEMS
+from tests.catalog_db import fresh_postgres_database
+from tests.conftest import PG_ENV
+from tests.hostile_crawl import Crawl, crawl_twice
+from tests.integration.test_hostile_table import (
+    case_photo,
+    case_show,
+    expected_keys,
+    refused_bodies,
+    sha1,
+)
 
 # A hang anywhere (a body that never ends, a redirect that never stops) fails the test here.
 pytestmark = pytest.mark.timeout(120)
 
 PUBLIC = "https://www.vogue.com"
-REPO = Path(__file__).resolve().parents[2]
 # Every table of the catalog but the log, which a second crawl appends to.
 # What no text recorded from a page may hold: control characters and lone surrogates.
 UNSTORABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 # -- the crawl, once per database --------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Crawl:
-    """What two crawls of the hostile brand left behind, read once for every case."""
-
-    replica: ReplicaServer
-    home: Path
-    first: dict[str, Any]
-    second: dict[str, Any]
-    skip_notes: list[str]
-    skipped_entries: int
-    log: list[tuple[str, str, str, str, str]]  # run id, source URL, stage, outcome, reason
-    shows: dict[str, str]  # source URL -> title
-    manifests: dict[str, tuple[str, int]]  # source URL -> page title, expected images
-    captions: dict[str, list[str | None]]  # source URL -> captions in position order
-    drafts: dict[str, tuple[str, str, int, str, int]]  # URL -> title, season, year, type, expected
-    images: dict[tuple[str, int], tuple[str, str, str]]  # (URL, position) -> key, type, URL
-    missing: dict[tuple[str, int], str]  # (URL, position) -> reason
-    tables: dict[str, list[tuple[Any, ...]]]  # after the first crawl
-    tables_again: dict[str, list[tuple[Any, ...]]]  # after the second crawl
-    objects: dict[str, tuple[int, int, int]]  # key -> inode, size, mtime, after the first crawl
-    objects_again: dict[str, tuple[int, int, int]]
-    requested: frozenset[str]  # every path the replica was asked for
-
-    @property
-    def brand(self) -> ReplicaBrand:
-        brand = self.replica.site.brand(HOSTILE_BRAND)
-        assert brand is not None
-        return brand
-
-    @property
-    def objects_dir(self) -> Path:
-        return self.home / "objects"
-
-    def log_of(self, url: str, stage: str, run: str = "") -> list[tuple[str, str]]:
-        """(outcome, reason) of the log rows of one show and stage, of one run or both."""
-        return [(outcome, reason) for run_id, source_url, row_stage, outcome, reason in self.log
-                if source_url == url and row_stage == stage and run in ("", run_id)]
 
 
 @pytest.fixture(scope="module")
@@ -112,107 +74,6 @@ def crawl(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
         return
     with fresh_postgres_database(os.environ[PG_ENV]) as url:
         yield crawl_twice(home, url, hostile_replica)
-
-
-def crawl_twice(home: Path, database_url: str, replica: ReplicaServer) -> Crawl:
-    env = pipeline_env(home, database_url, f"file://{home / 'objects'}", replica)
-    instance = DagsterInstance.ephemeral()
-    [first] = crawl_brands([HOSTILE_BRAND], instance, env)
-    tables, objects = snapshot(database_url), stored_objects(home / "objects")
-    [second] = crawl_brands([HOSTILE_BRAND], instance, env)
-    listing = instance.get_latest_materialization_event(AssetKey("runway_show_listings"))
-    assert listing is not None and listing.asset_materialization is not None
-    engine = create_engine(database_url)
-    try:
-        with engine.connect() as conn:
-            def rows(sql: str) -> list[tuple[Any, ...]]:
-                return [tuple(row) for row in conn.execute(text(sql))]
-
-            captions: dict[str, list[str | None]] = {}
-            for url, caption in rows("SELECT s.source_url, i.caption FROM runway_manifest_images i"
-                                     " JOIN runway_shows s ON s.id = i.show_id"
-                                     " ORDER BY s.source_url, i.position"):
-                captions.setdefault(url, []).append(caption)
-            return Crawl(
-                replica=replica,
-                home=home,
-                first=first,
-                second=second,
-                skip_notes=[entry.user_message for entry in instance.all_logs(first["run_id"])
-                            if "skipped listing entry" in entry.user_message],
-                skipped_entries=listing.asset_materialization.metadata["skipped_entries"].value,
-                log=rows("SELECT run_id, source_url, stage, outcome, reason FROM ingest_log"
-                         " ORDER BY id"),
-                shows=dict(rows("SELECT source_url, title FROM runway_shows")),
-                manifests={url: (title, expected) for url, title, expected in rows(
-                    "SELECT s.source_url, m.page_title, m.expected_images FROM"
-                    " runway_show_manifests m JOIN runway_shows s ON s.id = m.show_id")},
-                captions=captions,
-                drafts={url: rest for url, *rest in rows(
-                    "SELECT source_url, title, season, year, collection_type, expected_images"
-                    " FROM brand_runway_drafts")},
-                images={(url, position): rest for url, position, *rest in rows(
-                    "SELECT d.source_url, i.position, i.object_key, i.content_type,"
-                    " i.source_image_url FROM brand_runway_draft_images i"
-                    " JOIN brand_runway_drafts d ON d.id = i.draft_id")},
-                missing={(url, position): reason for url, position, reason in rows(
-                    "SELECT s.source_url, m.position, m.reason FROM runway_missing_images m"
-                    " JOIN runway_shows s ON s.id = m.show_id")},
-                tables=tables,
-                tables_again=snapshot(database_url),
-                objects=objects,
-                objects_again=stored_objects(home / "objects"),
-                requested=frozenset(replica.stats().by_path),
-            )
-    finally:
-        engine.dispose()
-
-
-def stored_objects(root: Path) -> dict[str, tuple[int, int, int]]:
-    """Every file of the store by name, with what a rewrite would change."""
-    return {path.name: (path.stat().st_ino, path.stat().st_size, path.stat().st_mtime_ns)
-            for path in root.rglob("*") if path.is_file()}
-
-
-# -- where each case sits in the replica ---------------------------------------------------------
-
-
-def sha1(data: bytes) -> str:
-    return hashlib.sha1(data).hexdigest()
-
-
-def case_photo(brand: ReplicaBrand, name: str) -> tuple[ReplicaShow, int, ReplicaPhoto]:
-    """The show and Collection position of a photo case's photo."""
-    [found] = [(show, position, photo) for show in brand.shows
-               for position, photo in enumerate(show.photos, start=1) if photo.fault == name]
-    return found
-
-
-def case_show(brand: ReplicaBrand, name: str) -> ReplicaShow:
-    """The show of a show-page or designer-page case."""
-    [show] = [show for show in brand.shows if name in (show.page_fault, show.listing_fault)]
-    return show
-
-
-def refused_bodies(photo: ReplicaPhoto) -> list[bytes]:
-    """What a refused photo's response could carry, whole or cut: none of it may be stored."""
-    try:
-        body = photo_body(photo)
-    except ValueError:  # nothing to serve: a redirect, a 404 or a streamed body
-        return []
-    return [body, body[: len(body) // 2]] if body else []
-
-
-def expected_keys(brand: ReplicaBrand) -> set[str]:
-    """The photos that must be in the store: the looks of every drafted show, with the photo
-    cases that expect to be stored, and nothing else."""
-    drafted = {case.name for case in HOSTILE_CASES if case.expected_outcome.record == "drafted"}
-    stored = {case.name for case in HOSTILE_CASES if case.expected_outcome.record == "stored"}
-    keys = set()
-    for show in brand.shows:
-        if show.page_fault is None or show.page_fault in drafted:
-            keys |= {sha1(photo_body(p)) for p in show.photos if p.fault in (None, *stored)}
-    return keys
 
 
 # -- one check per kind of recorded outcome ------------------------------------------------------
@@ -462,56 +323,6 @@ def test_a_second_crawl_changes_no_object_and_no_draft(crawl: Crawl) -> None:
     assert crawl.second["images_stored"] == 0
 
 
-# -- the table and its docs ----------------------------------------------------------------------
-
-# Each item of the issue's list of hostile input, and the cases that stand for it.
-ISSUE_ITEMS = {
-    "malformed page state": ("state_not_object", "deep_nesting", "raw_control_chars",
-                             "galleries_not_list", "transformed_not_object", "json_page"),
-    "truncated page state": ("truncated_state",),
-    "missing keys": ("no_state", "no_galleries", "entry_missing_hed"),
-    "negative counts": ("negative_counts", "absurd_sizes"),
-    "titles of 100 KB": ("long_title",),
-    "control characters": ("control_text", "entry_hed_control_chars", "path_raw_control"),
-    "HTML or zero bytes as an image": ("html", "utf16_html", "svg_body", "empty"),
-    "a decompression bomb": ("bomb", "jpeg_bomb", "gif_bomb", "webp_bomb"),
-    "a 200 MB body": ("huge", "huge_chunked", "huge_page"),
-    "redirect to a host that is not allowed": ("redirect_not_allowed", "page_redirect_offsite"),
-    "redirect to private or metadata addresses": ("redirect_offsite", "redirect_private",
-                                                  "redirect_metadata_ipv6",
-                                                  "redirect_decimal_loopback"),
-    "path tricks in file names": ("path_dotdot", "path_encoded_dotdot", "path_backslash",
-                                  "path_absolute", "path_nul", "path_long_name"),
-    "non-UTF-8 pages": ("cp1252_page",),
-}
-
-
-def test_the_table_covers_every_item_of_the_issue_with_30_named_cases() -> None:
-    names = [case.name for case in HOSTILE_CASES]
-    assert len(names) >= 30 and len(set(names)) == len(names)
-    assert {case.level for case in HOSTILE_CASES} == {"photo", "show page", "designer page"}
-    for item, cases in ISSUE_ITEMS.items():
-        assert set(cases) <= set(names), item
-
-
-def test_every_case_is_wired_into_the_replica_exactly_once() -> None:
-    brand = build_site(brands=0).brand(HOSTILE_BRAND)
-    assert brand is not None
-    for case in HOSTILE_CASES:
-        if case.level == "photo":
-            case_photo(brand, case.name)
-        elif case.expected_outcome.record == "entry skipped":
-            assert brand.junk_entries.count(case.name) == 1, case.name
-        else:
-            case_show(brand, case.name)
-
-
 def test_every_note_of_the_table_is_checked() -> None:
     noted = {case.name for case in HOSTILE_CASES if case.expected_outcome.note}
     assert noted == set(NOTE_CHECKS)
-
-
-def test_the_docs_hold_the_generated_table() -> None:
-    docs = (REPO / "docs" / "reliability.md").read_text(encoding="utf-8")
-    section = docs.partition("\n## Hostile input\n")[2].partition("\n## ")[0]
-    assert hostile_cases_markdown() in section

@@ -16,7 +16,7 @@ from fashion_assets.crawl.robots import ROBOTS_UNREADABLE_RETRY_S
 from fashion_assets.crawl.windows import RetryAfterWindows
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.replica import HOSTILE_BRAND, FaultPlan, ReplicaServer
-from fashion_assets.replica.pages import image_url
+from fashion_assets.replica.vogue_frame import image_url
 from tests.conftest import normal_brands
 
 MAX = 5 * 1024 * 1024

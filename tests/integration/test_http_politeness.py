@@ -22,7 +22,7 @@ from fashion_assets.crawl.windows import RetryAfterWindows
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.politeness import PaceRules
 from fashion_assets.replica import FaultPlan, ReplicaServer
-from fashion_assets.replica.impression import is_upload, photo_url
+from fashion_assets.replica.impression_site import is_upload, photo_url
 from fashion_assets.resources import resources_from_env
 from tests.conftest import normal_brands
 

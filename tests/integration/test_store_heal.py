@@ -33,8 +33,8 @@ from fashion_assets.replica import (
     start_replica,
     with_changed_looks,
 )
-from fashion_assets.replica.pages import original_url
 from fashion_assets.replica.site import ReplicaPhoto
+from fashion_assets.replica.vogue_frame import original_url
 from fashion_assets.settings import home_dir
 from fashion_assets.storage import ObjectStore, open_store
 from tests.catalog_db import fresh_postgres_database, query

@@ -20,11 +20,18 @@ import httpx
 import pytest
 from dagster import DagsterInstance
 
+from bench.store_scrub import damage
 from fashion_assets.catalog_api import create_api
+from fashion_assets.crawl import loop
+from fashion_assets.crawl.base import CrawlLimits
+from fashion_assets.crawl.http import Fetcher, HttpPolicy
+from fashion_assets.crawl.store_heal import heal_lost
+from fashion_assets.domain.hosts import HostPolicy
+from fashion_assets.domain.store_heal import NO_SOURCE_URL, Healing, lost_object
+from fashion_assets.domain.store_scrub import read_damage
 from fashion_assets.replica import ReplicaServer, build_site, start_replica, with_changed_looks
 from fashion_assets.resources import catalog_engine
-from fashion_assets.storage import FileStore, ObjectStore, S3Store, s3_client
-from fashion_assets.storage.base import object_path
+from fashion_assets.storage import object_key, open_store
 from tests.catalog_db import query
 from tests.conftest import pipeline_env
 from tests.integration.test_promotion import promote, set_status
@@ -46,17 +53,6 @@ def own_replica() -> Iterator[ReplicaServer]:
     """A replica of two brands of 12 photos each, which a test may change."""
     with start_replica(build_site(brands=2, **{**SITE, "seed": 36})) as server:
         yield server
-
-
-def damage(store: ObjectStore, key: str, data: bytes) -> None:
-    """Write ``data`` under ``key`` behind the store's back (a file rewritten in place, an
-    S3 object put without the store's create-only condition)."""
-    if isinstance(store, FileStore):
-        (store.root / object_path(key)).write_bytes(data)
-        return
-    assert isinstance(store, S3Store)
-    name = f"{store.prefix}/{object_path(key)}" if store.prefix else object_path(key)
-    s3_client.client(None).put_object(Bucket=store.bucket, Key=name, Body=data)
 
 
 def garbage(size: int) -> bytes:
@@ -191,3 +187,34 @@ def test_the_command_scrubs_a_tick_and_says_what_it_found(
     assert code == 0, out
     summary = json.loads(out[out.index("{"):])
     assert (summary["scrub_read_objects"], summary["scrub_damaged"]) == (1, 0)
+
+
+def test_an_object_stored_whole_again_after_the_scrub_found_it_damaged_is_not_removed(
+        tmp_path: Path, store_url: str) -> None:
+    """Between the scrub's read that found an object damaged and its removal, a concurrent
+    heal (a crawl's, another tick's) may have stored the key's own bytes back: the removal
+    reads the object again and leaves it whole, and one still damaged is still removed."""
+    store = open_store(store_url, home=tmp_path)
+    good, bad = b"photo healed meanwhile", b"photo still damaged"
+    healed_key, damaged_key = object_key(good), object_key(bad)
+    for data in (good, bad):
+        store.put(object_key(data), data, "image/jpeg")
+        damage(store, object_key(data), b"")
+    found = []
+    for key in (healed_key, damaged_key):
+        digest = store.digest(key)
+        found.append(read_damage(key, digest.size, digest.sha1))
+    damage(store, healed_key, good)  # the concurrent heal, after the scrub's check
+    lost = [lost_object(d.key, [], d.line()) for d in found if d is not None]
+    assert [item.key for item in lost] == [healed_key, damaged_key]
+
+    async def remove_and_fetch() -> list[Healing]:
+        async with Fetcher(HttpPolicy(user_agent="fashion-assets-test", timeout_s=5.0),
+                           HostPolicy(frozenset())) as fetcher:
+            return await heal_lost(fetcher, store, lost, limits=CrawlLimits(infra_retry_s=1))
+
+    outcomes = {outcome.key: outcome for outcome in loop.run(remove_and_fetch())}
+    assert store.get(healed_key) == good
+    assert (outcomes[healed_key].healed, outcomes[healed_key].damaged) == (True, True)
+    assert not store.exists(damaged_key)
+    assert outcomes[damaged_key].reason == NO_SOURCE_URL

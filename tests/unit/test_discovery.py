@@ -8,7 +8,7 @@ import pytest
 
 from fashion_assets.domain.discovery import DiscoveryScope, HeldDesigner, discover
 from fashion_assets.replica import build_site
-from fashion_assets.replica.pages import render_season
+from fashion_assets.replica.vogue_listings import render_season
 from fashion_assets.sources import vogue
 from fashion_assets.sources.vogue import PageParseError
 from tests.real_pages import real_page

@@ -25,14 +25,10 @@ from hypothesis import strategies as st
 
 from fashion_assets.replica import build_site
 from fashion_assets.replica.build import ReplicaSite
-from fashion_assets.replica.impression import render_page
-from fashion_assets.replica.pages import (
-    render_designer,
-    render_directory,
-    render_landing,
-    render_season,
-    render_show,
-)
+from fashion_assets.replica.impression_pages import render_page
+from fashion_assets.replica.vogue_landing import render_landing
+from fashion_assets.replica.vogue_listings import render_designer, render_directory, render_season
+from fashion_assets.replica.vogue_show import render_show
 from fashion_assets.sources import theimpression, vogue
 from fashion_assets.sources.errors import PageParseError
 from tests.fuzz import example_done, fuzz_log, fuzzed, hostile_text, huge_text, outcome

@@ -16,14 +16,11 @@ import pytest
 
 from fashion_assets.replica import build_site
 from fashion_assets.replica.build import ReplicaSite
-from fashion_assets.replica.pages import (
-    render_designer,
-    render_directory,
-    render_landing,
-    render_season,
-    render_show,
-)
-from fashion_assets.replica.site import HOSTILE_BRAND, ReplicaShow, old_file_names
+from fashion_assets.replica.site import HOSTILE_BRAND, ReplicaShow
+from fashion_assets.replica.vogue_landing import render_landing
+from fashion_assets.replica.vogue_listings import render_designer, render_directory, render_season
+from fashion_assets.replica.vogue_show import render_show
+from fashion_assets.replica.vogue_shows import old_file_names
 from fashion_assets.sources import vogue
 from tests.real_pages import real_page
 

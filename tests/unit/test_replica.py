@@ -42,8 +42,8 @@ from fashion_assets.replica import (
 )
 from fashion_assets.replica import images as replica_images
 from fashion_assets.replica.images import HUGE_BODY_SIZE
-from fashion_assets.replica.pages import image_url, original_url
 from fashion_assets.replica.replies import Reply
+from fashion_assets.replica.vogue_frame import image_url, original_url
 
 STATE = re.compile(r"window\.__PRELOADED_STATE__\s*=")
 SCRIPT = re.compile(r"<script[^>]*>(.*?)</script>", re.DOTALL)

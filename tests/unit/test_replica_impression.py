@@ -32,7 +32,7 @@ from fashion_assets.replica import (
     photo_bytes,
     start_replica,
 )
-from fashion_assets.replica.impression import (
+from fashion_assets.replica.impression_site import (
     HOSTILE_ARTICLE_SLUG,
     HOSTILE_PHOTO_FAULTS,
     HREF_FORMS,
@@ -47,7 +47,7 @@ from fashion_assets.replica.impression import (
     photo_url,
     photo_urls,
 )
-from fashion_assets.replica.pages import image_url
+from fashion_assets.replica.vogue_frame import image_url
 
 WEEKS = [
     ("copenhagen-fashion-week", "Copenhagen Fashion Week"),

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from fashion_assets.replica import HOSTILE_BRAND, build_site
-from fashion_assets.replica.pages import render_landing
+from fashion_assets.replica.vogue_landing import render_landing
 from fashion_assets.sources import vogue
 from fashion_assets.sources.vogue import Landing, PageParseError
 from tests.unit.test_vogue_adapter import html_page, state_page
