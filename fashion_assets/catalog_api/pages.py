@@ -23,12 +23,17 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from fashion_assets.catalog import published
+from fashion_assets.catalog.entities import RUNWAY
+from fashion_assets.catalog.look_search import DEFAULT_LIMIT, FoundLook, RefusedPhoto, find_looks
 from fashion_assets.catalog_api import browse_views as views
+from fashion_assets.catalog_api.uploads import read_photo
+from fashion_assets.domain.look_answers import TOO_LARGE
 from fashion_assets.domain.numbers import whole_number
 from fashion_assets.domain.paging import MAX_LIMIT, PageRequest, page_request
 from fashion_assets.review_app.rendering import heading
@@ -50,14 +55,11 @@ PAGE_HEADERS = {
     "X-Content-Type-Options": "nosniff",
 }
 HTML = "text/html; charset=utf-8"
-# The look search: it answers the closest looks of an uploaded photo's bytes.
-FindLooks = Callable[[Request, bytes], Any]
 
 
-def page_routes(api: _Api, find_looks: FindLooks | None = None) -> list[Route]:
-    """The browsing pages' routes on ``api``; the search form posts to ``find_looks`` (None:
-    the form is shown and a search answers 503, saying so)."""
-    pages = _Pages(api, find_looks)
+def page_routes(api: _Api) -> list[Route]:
+    """The browsing pages' routes on ``api``."""
+    pages = _Pages(api)
 
     def cached(answer: Callable[[Request], tuple[int, str]]) -> Callable[[Request], Any]:
         return api.cached(answer, pages.encode, HTML, PAGE_HEADERS)
@@ -80,8 +82,8 @@ class _Pages:
     """The page handlers: each reads the catalog as the JSON routes do and renders one
     template; ``encode`` makes bytes of what ``_Api.cached`` keeps and answers."""
 
-    def __init__(self, api: _Api, find_looks: FindLooks | None) -> None:
-        self.api, self.find_looks = api, find_looks
+    def __init__(self, api: _Api) -> None:
+        self.api = api
         self.templates = Environment(
             loader=PackageLoader("fashion_assets.catalog_api"),
             autoescape=select_autoescape(default=True, default_for_string=True))
@@ -153,19 +155,27 @@ class _Pages:
                                 here="street")
 
     def search_form(self, request: Request) -> tuple[int, str]:
-        return 200, self.render("search.html", here="search", searched=False)
+        return 200, self.render("search.html", here="search", searched=False,
+                                max_mb=self._max_mb())
 
     async def search(self, request: Request) -> Response:
-        """The upload form's answer: the closest looks, never cached (each photo is its own
-        question); the upload is read and refused by the look search's own rules."""
+        """The upload form's answer: the closest looks, by the read API's own search
+        (``catalog/look_search.py: find_looks``, the upload read by ``uploads.py``), never
+        cached (each photo is its own question); a photo it refuses, with the reason."""
         refused = self.api._refused(request)
         if refused is not None:
             return refused
-        if self.find_looks is None:
-            return self.html(503, "search.html", here="search", searched=False,
-                             error="The look search is not available on this server yet.")
-        status, answer = await self.find_looks(request, b"")
-        return self.html(status, "search.html", here="search", searched=True, **answer)
+        try:
+            data = await read_photo(request, self.api.search.upload.max_bytes)
+            found = await run_in_threadpool(find_looks, self.api.engine, data,
+                                            limit=DEFAULT_LIMIT, rules=self.api.search)
+        except RefusedPhoto as error:
+            return self.html(413 if error.reason == TOO_LARGE else 400, "search.html",
+                             here="search", searched=True, max_mb=self._max_mb(),
+                             error=f"This photo cannot be searched: {error.detail}")
+        results = await run_in_threadpool(self._results, request, found.looks)
+        return self.html(200, "search.html", here="search", searched=True, results=results,
+                         within=found.within, max_mb=self._max_mb())
 
     async def stylesheet(self, request: Request) -> Response:
         refused = self.api._refused(request)
@@ -191,6 +201,41 @@ class _Pages:
             return payload.encode()
         return self.render("error.html", title="Bad request",
                            message=str(payload.get("error", ""))).encode()
+
+    def _results(self, request: Request, looks: list[FoundLook]) -> list[dict[str, Any]]:
+        """The looks a search found as the page lists them: a show's with its designer's
+        name and season (from the catalog, one read per show), an album's with its place."""
+        shows: dict[tuple[str, str], dict[str, Any] | None] = {}
+        results = []
+        for look in looks:
+            entry, size = look.entry, None
+            if look.kind == RUNWAY.kind:
+                key = (entry["brand"], entry["season_code"])
+                if key not in shows:
+                    shows[key] = published.show(self.api.engine, *key)
+                show = shows[key] or {**entry, "brand_name": entry["brand"], "photos": []}
+                alt = views.look_alt(show["brand_name"], views.season_label(show),
+                                     look.position)
+                href = _href("shows", *key) + f"#look-{look.position}"
+                size = next((p for p in show["photos"] if p["position"] == look.position), {})
+            else:
+                place = (f"{views.city_name(entry['city'])}, "
+                         f"{views.month_label(entry['year'], entry['month'])}")
+                alt = f"Street style, {place}, photo {look.position}"
+                href = _href("street", entry["city"], entry["year"], entry["month"]) + \
+                    f"#photo-{look.position}"
+            width, height = views.thumbnail_box((size or {}).get("width"),
+                                                (size or {}).get("height"))
+            results.append({
+                "alt": alt, "show_href": href, "source": look.source,
+                "distance": look.distance, "city": entry.get("city") or "",
+                "width": width, "height": height,
+                "url": self.api._photo_url(request, look.object_key, ""),
+                "thumbnail_url": self.api._photo_url(request, look.object_key, "/thumbnail")})
+        return results
+
+    def _max_mb(self) -> str:
+        return f"{self.api.search.upload.max_bytes / 1_048_576:g}"
 
     def _thumbnail(self, request: Request, key: str | None) -> str | None:
         return self.api._photo_url(request, key, "/thumbnail")

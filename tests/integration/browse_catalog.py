@@ -11,9 +11,11 @@ crawl: the pages are tested here, the crawl and promotion have their own tests.
 from __future__ import annotations
 
 import hashlib
+import io
 from dataclasses import dataclass, field
 from typing import Any
 
+from PIL import Image, ImageOps
 from sqlalchemy import Engine, text
 
 from fashion_assets.catalog.entities import RUNWAY, STREET
@@ -48,7 +50,8 @@ class BrowseCatalog:
     pending_title: str = ""
     merged: tuple[str, str] = (GALLERY.brand_slug or "", GALLERY.season_code or "")
     album: tuple[str, int, int] = ALBUM
-    # A photo of a promoted look as theImpression published it, and the Vogue look's key.
+    # A photo of a promoted look as no source published it (mirrored, recompressed), and
+    # the key of the Vogue photo it was made from.
     copy_of_look: tuple[bytes, str] = (b"", "")
     brand_names: dict[str, str] = field(default_factory=dict)
 
@@ -88,9 +91,18 @@ def build_catalog(engine: Engine, store: ObjectStore) -> BrowseCatalog:
     promote(engine, STREET)
     same = next(p for p in GALLERY.photos if p.resemblance == RESEMBLANCE_SAME)
     vogue = next(p for s in SITE.iter_shows() for p in s.photos if p.photo_id == same.look_of)
-    made.copy_of_look = (photo_body(same), key_of(photo_body(vogue)))
+    made.copy_of_look = (mirrored(photo_body(vogue)), key_of(photo_body(vogue)))
     made.shows.sort()
     return made
+
+
+def mirrored(data: bytes) -> bytes:
+    """A photo as a blog might copy it: mirrored and saved again as a JPEG."""
+    with Image.open(io.BytesIO(data)) as image:
+        flipped = ImageOps.mirror(image.convert("RGB"))
+    out = io.BytesIO()
+    flipped.save(out, format="JPEG", quality=80)
+    return out.getvalue()
 
 
 def _runway_draft(engine: Engine, store: ObjectStore, source: str, brand: str, code: str,

@@ -1,10 +1,11 @@
 """The catalog people browse, in a real browser (Debian's headless Chromium, driven by
 Selenium, set up as the review page's test is): every page renders with its thumbnails,
 the links work by clicking, from designers to a show to a look's full photo and back, and
-the keyboard alone reaches the grid's looks past a skip link, with a visible focus.
+the keyboard alone reaches the grid's looks past a skip link, with a visible focus, and the
+upload form finds a look from a mirrored copy of its photo.
 
-Screenshots of the designers page and a show's grid are saved as PNGs: into
-``FASHION_SCREENSHOT_DIR`` when it is set (``docs/screenshots/`` for the documentation:
+Screenshots of the designers page, a show's grid and a search's results are saved as PNGs:
+into ``FASHION_SCREENSHOT_DIR`` when it is set (``docs/screenshots/`` for the documentation:
 ``FASHION_SCREENSHOT_DIR=docs/screenshots pytest tests/integration/test_browse_browser.py
 -k sqlite``), else into the test's own folder, so taking them is tested either way.
 """
@@ -146,3 +147,31 @@ def test_the_keyboard_alone_reaches_the_grid_with_a_visible_focus(
     assert "/api/v1/photos/" in now["href"]
     browser.switch_to.active_element.send_keys(Keys.ENTER)  # type: ignore[attr-defined]
     wait.until(lambda b: "/api/v1/photos/" in b.current_url)  # type: ignore[attr-defined]
+
+
+def test_the_upload_form_finds_a_look(driver: object, site: str, browse: Built,  # noqa: F811
+                                      shots: Path, tmp_path: Path) -> None:
+    browser = driver
+    wait = _wait(browser)
+    _, _, made = browse
+    data, _ = made.copy_of_look  # a Vogue look mirrored, as no source published it
+    upload = tmp_path / "found-elsewhere.jpg"
+    upload.write_bytes(data)
+    brand, code = made.merged
+    browser.set_window_size(*WINDOW)  # type: ignore[attr-defined]
+    browser.get(f"{site}{BROWSE}/looks/search")  # type: ignore[attr-defined]
+    wait.until(lambda b: text_of(b, "h1") == "Find a look")  # type: ignore[attr-defined]
+    from selenium.webdriver.common.by import By
+
+    browser.find_element(By.ID, "photo").send_keys(str(upload))  # type: ignore[attr-defined]
+    _click(browser, "#search")
+    wait.until(lambda b: text_of(b, "#results-heading") == "Closest looks")  # type: ignore[attr-defined]
+    wait.until(_images_in_view_loaded)  # type: ignore[attr-defined]
+    first = browser.execute_script(  # type: ignore[attr-defined]
+        "return document.querySelector('.result a.look').getAttribute('href');")
+    assert first.startswith(f"{BROWSE}/shows/{brand}/{code}#look-"), first
+    browser.save_screenshot(str(shots / "search-results.png"))  # type: ignore[attr-defined]
+    _click(browser, ".result a.look")
+    wait.until(lambda b: b.current_url.endswith(first))  # type: ignore[attr-defined]
+    wait.until(lambda b: (text_of(b, "h1") or "").startswith(  # type: ignore[attr-defined]
+        f"{made.brand_names[brand]}, "))

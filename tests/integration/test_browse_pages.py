@@ -8,6 +8,7 @@ the read API, pages and all, runs under uvicorn on loopback and is asked over HT
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -16,6 +17,7 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
 import pytest
+from PIL import Image
 from sqlalchemy import Engine
 
 from fashion_assets.catalog.runway import add_brand
@@ -244,3 +246,40 @@ def test_the_search_form_is_an_upload_form(site: httpx.Client) -> None:
             ' enctype="multipart/form-data"') in html
     assert '<input type="file" id="photo" name="photo"' in html
     assert '<label for="photo">' in html
+
+
+def noise(seed: int) -> bytes:
+    """A photo of no look at all: noise, as a JPEG."""
+    image = Image.effect_noise((96, 128), 64 + seed).convert("RGB")
+    out = io.BytesIO()
+    image.save(out, format="JPEG")
+    return out.getvalue()
+
+
+def test_the_search_form_finds_a_look_from_a_copy_of_its_photo(site: httpx.Client,
+                                                               browse: Built) -> None:
+    _, _, made = browse
+    data, vogue_key = made.copy_of_look
+    brand, code = made.merged
+    photos = site.get(f"/api/v1/shows/{brand}/{code}").json()["photos"]
+    [position] = [p["position"] for p in photos if vogue_key in (
+        p["object_key"], *(a["object_key"] for a in p["alternates"]))]
+    answer = site.post(f"{BROWSE}/looks/search", files={"photo": ("copy.jpg", data)})
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["cache-control"] == "no-store"
+    page = Page(answer.text)
+    found = [link for link in page.links if "#look-" in link]
+    assert found[0] == f"{BROWSE}/shows/{brand}/{code}#look-{position}"
+    assert site.get(found[0]).status_code == 200
+    [first, *_] = [i for i in page.images if str(i["src"]).endswith("/thumbnail")]
+    assert first["alt"] == f"{made.brand_names[brand]}, Fall 2026 Ready-to-Wear, look {position}"
+    assert first["loading"] == "lazy" and first["width"] and first["height"]
+
+    nothing = site.post(f"{BROWSE}/looks/search", files={"photo": ("noise.jpg", noise(1))})
+    assert nothing.status_code == 200 and 'id="no-match"' in nothing.text
+    for body, status in ((b"not an image at all", 400), (b"<html><script>", 400)):
+        refused = site.post(f"{BROWSE}/looks/search", files={"photo": ("x.jpg", body)})
+        assert refused.status_code == status and 'id="search-error"' in refused.text
+        assert "<script>" not in refused.text
+    empty = site.post(f"{BROWSE}/looks/search", files={"other": ("x.jpg", data)})
+    assert empty.status_code == 400 and "photo" in empty.text
