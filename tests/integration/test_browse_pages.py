@@ -20,10 +20,12 @@ import pytest
 from PIL import Image
 from sqlalchemy import Engine
 
+from fashion_assets.catalog.look_search import SearchRules
 from fashion_assets.catalog.runway import add_brand
 from fashion_assets.catalog.sql import insert_rows
 from fashion_assets.catalog_api import create_api
 from fashion_assets.catalog_api.pages import BROWSE
+from fashion_assets.domain.look_answers import UploadRules
 from fashion_assets.resources import catalog_engine
 from fashion_assets.storage import ObjectStore, open_store
 from tests.integration.browse_catalog import (
@@ -283,3 +285,13 @@ def test_the_search_form_finds_a_look_from_a_copy_of_its_photo(site: httpx.Clien
         assert "<script>" not in refused.text
     empty = site.post(f"{BROWSE}/looks/search", files={"other": ("x.jpg", data)})
     assert empty.status_code == 400 and "photo" in empty.text
+
+
+def test_a_photo_over_the_searchs_cap_is_refused_with_413(browse: Built) -> None:
+    engine, store, made = browse
+    data, _ = made.copy_of_look
+    small = SearchRules(upload=UploadRules(max_bytes=len(data) - 1))
+    with serve(create_api(engine, store, search=small)) as url:
+        refused = httpx.post(f"{url}{BROWSE}/looks/search", files={"photo": ("big.jpg", data)})
+        assert refused.status_code == 413 and 'id="search-error"' in refused.text
+        assert 'role="alert"' in refused.text and "FASHION_LOOK_SEARCH_MAX_BYTES" in refused.text
