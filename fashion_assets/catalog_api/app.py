@@ -1,5 +1,6 @@
 """The read API's routes: brands, shows and street albums, one entry with its photos, the
-photos themselves and their thumbnails, and the OpenAPI description of it all.
+photos themselves and their thumbnails, and the OpenAPI description of it all; and beside
+them the HTML pages people browse (``pages.py``), answered and cached the same way.
 
 Read-only, and open to anyone unless a token is configured (``token``: then every request
 must carry ``Authorization: Bearer <token>``). Answers are JSON with an ``ETag`` and a
@@ -47,6 +48,7 @@ from fashion_assets.catalog.look_search import (
     find_looks,
 )
 from fashion_assets.catalog_api.openapi import openapi_document
+from fashion_assets.catalog_api.pages import page_routes
 from fashion_assets.catalog_api.uploads import read_photo
 from fashion_assets.domain.look_answers import TOO_LARGE
 from fashion_assets.domain.numbers import whole_number
@@ -87,6 +89,7 @@ def create_api(engine: Engine, store: ObjectStore, *, cache_s: float = DEFAULT_C
         Route(f"{PREFIX}/looks/search", api.search_looks, methods=["POST"]),
         Route(f"{PREFIX}/openapi.json", api.json(lambda request: (200, openapi_document()))),
     ]
+    routes += page_routes(api)  # the pages people browse (pages.py), on the same answers
     middleware = [Middleware(RefuseControlCharacters)]
     if hosts is not None:
         middleware.insert(0, Middleware(AllowedHosts, allowed=list(hosts)))
@@ -140,27 +143,35 @@ class _Api:
              ) -> Callable[[Request], Any]:
         """A route answering JSON: checked for the token, from memory within ``cache_s``,
         ``304`` for a client that has this very answer."""
+        return self.cached(answer, _json_body, "application/json")
+
+    def cached(self, answer: Callable[[Request], tuple[int, Any]],
+               encode: Callable[[int, Any], bytes], media_type: str,
+               headers: Mapping[str, str] | None = None) -> Callable[[Request], Any]:
+        """A route whose answer ``encode`` makes bytes of (JSON here, the browsing pages'
+        HTML in ``pages.py``): one cache, one ``ETag`` and one token rule for both, so a
+        page is as cheap to ask again as the JSON it shows. ``headers`` go on every answer."""
         async def endpoint(request: Request) -> Response:
             refused = self._refused(request)
             if refused is not None:
                 return refused
             cache_key = str(request.url.include_query_params())
             status, body, etag = self._cached(cache_key) or await run_in_threadpool(
-                self._answer, answer, request, cache_key)
-            headers = {"ETag": etag, **self._caching(int(self.cache_s))}
+                self._answer, answer, encode, request, cache_key)
+            sent = {**(headers or {}), "ETag": etag, **self._caching(int(self.cache_s))}
             if status == 200 and request.headers.get("if-none-match") == etag:
-                return Response(status_code=304, headers=headers)
-            return Response(body, status_code=status, headers=headers,
-                            media_type="application/json")
+                return Response(status_code=304, headers=sent)
+            return Response(body, status_code=status, headers=sent, media_type=media_type)
         return endpoint
 
-    def _answer(self, answer: Callable[[Request], tuple[int, Any]], request: Request,
+    def _answer(self, answer: Callable[[Request], tuple[int, Any]],
+                encode: Callable[[int, Any], bytes], request: Request,
                 cache_key: str) -> tuple[int, bytes, str]:
         try:
             status, payload = answer(request)
         except (BadRequest, PagingError) as error:
             status, payload = 400, {"error": str(error)}
-        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+        body = encode(status, payload)
         etag = f'"{hashlib.sha1(body).hexdigest()}"'
         if status in (200, 404):
             with self.answers_lock:
@@ -280,6 +291,10 @@ class _Api:
     def _photo_url(request: Request, key: str | None, suffix: str) -> str | None:
         return None if key is None else str(request.base_url).rstrip("/") + \
             f"{PREFIX}/photos/{key}{suffix}"
+
+
+def _json_body(status: int, payload: Any) -> bytes:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _search_limit(request: Request) -> int:

@@ -192,7 +192,10 @@ def test_wheel_ships_every_module_and_migration_inside_the_package(
                      "fashion_assets/sensors/brand_partitions.py",
                      "fashion_assets/replica/__init__.py", "fashion_assets/replica/server.py",
                      "fashion_assets/replica/site.py", "fashion_assets/replica/vogue_show.py",
-                     "fashion_assets/replica/images.py", "fashion_assets/__main__.py"):
+                     "fashion_assets/replica/images.py", "fashion_assets/__main__.py",
+                     # The browsing pages' templates and stylesheet (catalog_api/pages.py).
+                     "fashion_assets/catalog_api/templates/designers.html",
+                     "fashion_assets/catalog_api/static/browse.css"):
         assert required in names, f"{required} missing from {installed.wheel.name}"
     # Every module and migration of every package, so nothing added later is left behind.
     for package, folder in _source_packages().items():
