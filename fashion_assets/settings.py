@@ -195,12 +195,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_API_TOKEN", "", "A token the read API then asks of every request "
             "(`Authorization: Bearer <token>`). Empty: the API is open to anyone, as a public "
             "catalog is. A secret: keep it in the environment, never in a file."),
-    Setting("FASHION_LOOK_SEARCH_WITHIN", "", "How close a catalog photo must be to a photo "
-            "searched for (`POST /api/v1/looks/search`, `looks find`) for its look to be "
+    Setting("FASHION_LOOK_SEARCH_WITHIN", "20", "How close a catalog photo must be to a "
+            "photo searched for (`POST /api/v1/looks/search`, `looks find`) for its look to be "
             "answered, in bits of the 128 of pHash and dHash together, 0 to 47; farther is "
-            "\"no match\". Empty: `DEFAULT_SEARCH_WITHIN` of domain/look_search.py, between "
-            "the replica's copies of a look and the photos that only resemble one "
-            "(`python -m bench.looks`)."),
+            "\"no match\". The default (`DEFAULT_SEARCH_WITHIN` of domain/look_search.py) is "
+            "the widest that kept precision at 1 of 0.99 and no resemblance matched on the "
+            "replica (`python -m bench.looks --search-only`, docs/performance.md)."),
     Setting("FASHION_LOOK_SEARCH_MAX_BYTES", str(10 * 1024 * 1024), "Largest photo the look "
             "search takes (bytes); a larger upload gets 413, refused from its Content-Length "
             "or as soon as more arrived. Its pixels are held to FASHION_MAX_IMAGE_PIXELS, as "

@@ -61,12 +61,12 @@ class SearchRules:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> SearchRules:
-        """``FASHION_LOOK_SEARCH_WITHIN`` (empty: ``DEFAULT_SEARCH_WITHIN``),
+        """``FASHION_LOOK_SEARCH_WITHIN`` (its default is ``DEFAULT_SEARCH_WITHIN``),
         ``FASHION_LOOK_SEARCH_MAX_BYTES`` and the crawler's ``FASHION_MAX_IMAGE_PIXELS``;
         a bad value fails with the setting's name (``ValueError``)."""
         env = os.environ if env is None else env
         raw = settings.setting(env, "FASHION_LOOK_SEARCH_WITHIN")
-        within = DEFAULT_SEARCH_WITHIN if not raw else whole_number(raw, 0, MAX_WITHIN)
+        within = whole_number(raw, 0, MAX_WITHIN)
         if within is None:
             raise ValueError(f"FASHION_LOOK_SEARCH_WITHIN={raw!r} must be a whole number of "
                              f"bits from 0 to {MAX_WITHIN}")

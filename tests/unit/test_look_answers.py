@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 from PIL import Image
 
+from fashion_assets import settings
 from fashion_assets.catalog.look_search import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
@@ -97,6 +98,8 @@ def test_sound_headers_over_pixels_that_cannot_be_decoded_are_refused() -> None:
 
 
 def test_the_search_settings_are_read_and_checked() -> None:
+    # The settings table states the default as a number; it is the domain's constant.
+    assert settings.setting({}, "FASHION_LOOK_SEARCH_WITHIN") == str(DEFAULT_SEARCH_WITHIN)
     assert SearchRules.from_env({}) == SearchRules(DEFAULT_SEARCH_WITHIN,
                                                    UploadRules(10 * 1024 * 1024, 50_000_000))
     rules = SearchRules.from_env({"FASHION_LOOK_SEARCH_WITHIN": "0",
