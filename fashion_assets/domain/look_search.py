@@ -31,7 +31,11 @@ within 20 bits in 1.4-2 ms at the median and less than the scan's at the 95th pe
 for three times the memory (48 bytes a photo, not 16). The edge is modest, and the
 threshold's: within 24 bits (seven segments probed within 2 bits, not five) the index took
 4.6-5.2 ms, no faster than the scan; and with 16-bit segments the photos a search measures
-(about 2% of a million within 20) grow with the catalog as the scan's work does.
+(about 2% of a million within 20) grow with the catalog as the scan's work does. So a search
+whose probes would reach more than ``SCAN_ABOVE`` of the photos (the table tells before any
+is fetched) scans them all instead. Within 24 bits the index had taken 4.2-5.1 ms at the
+median against the scan's 3.3; with the switch 2.7 ms for copies of indexed photos and 3.8
+for looks the catalog does not hold, against the scan's 3.0 (same bench, ``--within 24``).
 
 A mirrored photo is another code altogether (its gradients reversed), so a search takes
 several query codes (the photo and its mirror image) and answers each photo's best.
@@ -65,6 +69,12 @@ MAX_WITHIN = 47
 # 19 to 20 on one of 40 brands x 5 shows (8,000 photos); 20 is the widest of both, and lets
 # 3 or 4 of 1,500-2,000 unrelated photos match at 19-20 bits (docs/performance.md).
 DEFAULT_SEARCH_WITHIN = 20
+# A search measures its probes' photos (gathered, then two popcounts each) or, when they
+# would be more than this share of all, every photo (two popcounts each, in order): on a
+# million clustered codes the index answered in 1.9 ms at 20 bits and, without the switch,
+# lost to the plain scan at 24, where its probes reach a tenth of the photos
+# (``python -m bench.look_search``).
+SCAN_ABOVE = 0.1
 
 
 @dataclass(frozen=True)
@@ -86,9 +96,12 @@ class LookIndex:
     docstring). Photos are numbered by their place in the ``codes`` the index was built
     from; the caller keeps what each one is."""
 
-    def __init__(self, codes: Sequence[tuple[int, int]] | np.ndarray) -> None:
+    def __init__(self, codes: Sequence[tuple[int, int]] | np.ndarray, *,
+                 scan_above: float = SCAN_ABOVE) -> None:
         """``codes``: each photo's ``code_of``, or an (n, 2) uint64 array of them (a
-        million pairs of Python integers cost 150 MB on their way in)."""
+        million pairs of Python integers cost 150 MB on their way in). A search whose
+        probes would measure more than ``scan_above`` of the photos measures them all."""
+        self._scan_above = scan_above
         pairs = np.array(codes, dtype=np.uint64).reshape(-1, 2)
         # The pHashes and the dHashes as two arrays: a search measures its candidates with
         # two XORs and popcounts of one value each, five times faster than summing a pair's
@@ -125,9 +138,14 @@ class LookIndex:
         best: dict[int, int] = {}
         for query in np.array(queries, dtype=np.uint64).reshape(-1, 2):
             candidates = self._candidates(query, within)
-            distances = np.bitwise_count(self._phash[candidates] ^ query[0])
-            distances += np.bitwise_count(self._dhash[candidates] ^ query[1])  # 128 at most
-            near = distances <= within
+            if candidates is None:  # a plain scan costs less than these probes' photos
+                distances = np.bitwise_count(self._phash ^ query[0])
+                distances += np.bitwise_count(self._dhash ^ query[1])
+                candidates = np.arange(len(self), dtype=np.uint32)
+            else:
+                distances = np.bitwise_count(self._phash[candidates] ^ query[0])
+                distances += np.bitwise_count(self._dhash[candidates] ^ query[1])
+            near = distances <= within  # distances: 128 at most, in uint64s' popcounts
             # A photo found through several segments is measured once for each: the few
             # within reach are merged here rather than every candidate made unique.
             for photo, bits in zip(candidates[near].tolist(), distances[near].tolist(),
@@ -137,9 +155,10 @@ class LookIndex:
         ranked = sorted(best.items(), key=lambda item: (item[1], item[0]))[:limit]
         return [Hit(photo, bits) for photo, bits in ranked]
 
-    def _candidates(self, query: np.ndarray, within: int) -> np.ndarray:
+    def _candidates(self, query: np.ndarray, within: int) -> np.ndarray | None:
         """The photos sharing a segment near enough ``query``'s that they may lie within
-        ``within`` bits (see the module's docstring), a photo once for each such segment."""
+        ``within`` bits (see the module's docstring), a photo once for each such segment;
+        None when they are more than ``scan_above`` of the photos (measure them all)."""
         radius, spare = divmod(within, SEGMENTS)
         masks = segment_masks(radius)
         inner = len(segment_masks(radius - 1)) if radius else 0  # masks(r) begins masks(r-1)
@@ -154,6 +173,8 @@ class LookIndex:
         starts = (starts + segments * len(self))[probed]
         lengths = lengths[probed]
         total = int(lengths.sum())
+        if total > self._scan_above * len(self):
+            return None
         if not total:
             return np.empty(0, dtype=np.uint32)
         # Every position of every [start, start + length) range, in one array.

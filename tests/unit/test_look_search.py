@@ -5,6 +5,7 @@ Hypothesis generates codes near and far from the queries to hold it to that."""
 from __future__ import annotations
 
 import io
+import math
 import random
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from fashion_assets.domain.look_search import (
     MAX_WITHIN,
+    SCAN_ABOVE,
     SEGMENTS,
     Hit,
     LookIndex,
@@ -21,6 +23,8 @@ from fashion_assets.domain.look_search import (
 )
 from fashion_assets.domain.perceptual_hash import PerceptualHash, perceptual_hash, query_hashes
 
+# The index's probes alone, however many photos they reach (a small set is soon a tenth).
+NEVER_SCAN = math.inf
 U64 = st.integers(min_value=0, max_value=2**64 - 1)
 CODE = st.tuples(U64, U64)
 
@@ -64,12 +68,14 @@ def near_codes(draw: st.DrawFn) -> tuple[list[tuple[int, int]], list[tuple[int, 
 
 
 @settings(max_examples=300, deadline=None)
-@given(near_codes(), st.integers(0, MAX_WITHIN), st.integers(1, 80))
+@given(near_codes(), st.integers(0, MAX_WITHIN), st.integers(1, 80),
+       st.sampled_from([NEVER_SCAN, SCAN_ABOVE, 0.0]))
 def test_the_index_finds_exactly_the_photos_the_plain_search_finds(
         case: tuple[list[tuple[int, int]], list[tuple[int, int]]], within: int,
-        limit: int) -> None:
+        limit: int, scan_above: float) -> None:
+    """Through the probes alone, through the scan alone, and switching as a search does."""
     codes, queries = case
-    index = LookIndex(codes)
+    index = LookIndex(codes, scan_above=scan_above)
     assert index.search(queries, within=within, limit=limit) == brute(
         codes, queries, within, limit)
 
@@ -84,7 +90,7 @@ def test_a_code_whose_every_segment_differs_by_one_bit_more_than_the_radius_is_n
     bits = [0, 1, 2] + [segment * 16 + i for segment in range(1, SEGMENTS) for i in range(4)]
     near = flipped(query, bits)
     far = flipped(query, list(range(0, 128, 4)))  # 4 bits in every segment: 32 away
-    index = LookIndex([far, near])
+    index = LookIndex([far, near], scan_above=NEVER_SCAN)
     assert (distance(near, query), distance(far, query)) == (31, 32)
     assert index.search([query], within=31, limit=5) == [Hit(1, 31)]
     assert index.search([query], within=32, limit=5) == [Hit(1, 31), Hit(0, 32)]
@@ -152,5 +158,6 @@ def test_the_segments_probed_at_the_full_radius_are_the_query_s_least_crowded() 
     codes = [*crowd, edge]
     assert distance(edge, query) == 20
     for within in (19, 20, 21, 27):
-        assert LookIndex(codes).search([query], within=within, limit=400) == brute(
+        assert LookIndex(codes, scan_above=NEVER_SCAN).search(
+            [query], within=within, limit=400) == brute(
             codes, [query], within, 400)
