@@ -1,4 +1,5 @@
-"""The C library's functions Python does not wrap (``syncfs``), where the platform has them.
+"""The C library's functions Python does not wrap (``syncfs``, ``renameat2``), where the platform
+has them.
 
 The library is opened as the symbols this process already has (``dlopen(NULL)``), libc's
 among them: ``ctypes.util.find_library`` would run ``ldconfig -p`` in a subprocess, in every

@@ -50,14 +50,15 @@ class FileStore:
     def put(self, key: str, data: bytes, content_type: str) -> bool:
         """Write ``data`` under ``key`` unless it exists; ``content_type`` is the catalog's job.
 
-        The bytes go to a temp file that is then hard-linked into place: ``os.link`` refuses
-        to replace an existing name, so concurrent writers of one key (threads or processes)
-        get exactly one winner, and readers never see a partial file. Durability comes from
-        ``sync`` (one flush per show, not one per photo: per-photo fsyncs cost more than the
-        download). An object whose size is wrong can only be what a power cut left of an
-        unsynced write, and it is replaced instead of being trusted forever; so is anything
-        under the key's name that is not a regular file of the store's own (a symbolic link,
-        a hard link: see ``get``). Files are written readable by their owner alone.
+        The bytes go to a temp file that is then moved into place by a rename that refuses
+        to replace an existing name (``_place``), so concurrent writers of one key (threads
+        or processes) get exactly one winner, and readers never see a partial file.
+        Durability comes from ``sync`` (one flush per show, not one per photo: per-photo
+        fsyncs cost more than the download). An object whose size is wrong can only be what
+        a power cut left of an unsynced write, and it is replaced instead of being trusted
+        forever; so is anything under the key's name that is not a regular file of the
+        store's own (a symbolic link, a hard link: see ``get``). Files are written readable
+        by their owner alone.
 
         A key found stored has its time refreshed: media cleanup only removes orphans older
         than its grace period, so a photo an ingest has just found again is never one.
@@ -81,7 +82,7 @@ class FileStore:
             if damaged:
                 os.replace(temp, final)
                 return True
-            os.link(temp, final)
+            _place(temp, final)
         except FileExistsError:
             os.utime(final)
             return False
@@ -254,6 +255,36 @@ class FileStore:
 def _own_file(info: os.stat_result) -> bool:
     """A regular file under one name: what ``put`` leaves (its temp name unlinked)."""
     return stat.S_ISREG(info.st_mode) and info.st_nlink == 1
+
+
+_AT_FDCWD = -100
+_RENAME_NOREPLACE = 1
+_NO_RENAME_FLAGS = frozenset({errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP})
+"""What a filesystem (or kernel) without ``RENAME_NOREPLACE`` answers."""
+
+
+def _place(temp: Path, final: Path, *, renameat2: bool = True) -> None:
+    """Give ``temp``'s file the name ``final``; ``FileExistsError`` if that name is taken.
+
+    Linux's ``renameat2(RENAME_NOREPLACE)`` does it in one step. The older way, a hard link
+    then the temp name's unlink, leaves the object under two names for a moment, and a
+    file under two names is what ``_own_file`` refuses as planted: a concurrent ``put`` of
+    the same key took the half-placed object for damage and replaced it (two winners), a
+    read got "not found". The link stays as the fallback for filesystems without the flag
+    (some network and FUSE mounts), where that window is back.
+    """
+    function = c_function("renameat2", ctypes.c_int, ctypes.c_char_p, ctypes.c_int,
+                          ctypes.c_char_p, ctypes.c_uint) if renameat2 else None
+    if function is not None:
+        if function(_AT_FDCWD, os.fsencode(temp), _AT_FDCWD, os.fsencode(final),
+                    _RENAME_NOREPLACE) == 0:
+            return
+        code = ctypes.get_errno()
+        if code == errno.EEXIST:
+            raise FileExistsError(code, os.strerror(code), str(final))
+        if code not in _NO_RENAME_FLAGS:
+            raise OSError(code, os.strerror(code), str(final))
+    os.link(temp, final)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from fashion_assets.storage import (
     object_key,
 )
 from fashion_assets.storage.base import StoredObject
-from fashion_assets.storage.file import TEMP_PREFIX
+from fashion_assets.storage.file import TEMP_PREFIX, _place
 from tests.s3server import S3Server
 from tests.unit.conftest import OTHER, PHOTO, PREFIX, s3_store
 
@@ -136,6 +136,61 @@ def test_concurrent_puts_of_one_key_have_one_winner(store: ObjectStore) -> None:
     assert results.count(True) == 1
     assert store.get(key) == PHOTO
     assert store.stats() == StoreStats(1, len(PHOTO))
+
+
+def _race_for_one_key(store: ObjectStore, data: bytes) -> tuple[list[bool], bool]:
+    """Eight puts of ``data`` at once and a reader of its key: the puts' answers, and whether
+    the reader ever lost sight of the object after seeing it."""
+    key = object_key(data)
+    start = threading.Barrier(9)
+    placed = threading.Event()
+
+    def read() -> bool:
+        start.wait()
+        seen = lapsed = False
+        while not placed.is_set() or not seen:
+            now = store.exists(key)
+            lapsed = lapsed or (seen and not now)
+            seen = seen or now
+        return lapsed
+
+    def put() -> bool:
+        start.wait()
+        return store.put(key, data, "image/jpeg")
+
+    with ThreadPoolExecutor(max_workers=9) as pool:
+        reader = pool.submit(read)
+        results = list(pool.map(lambda _: put(), range(8)))
+        placed.set()
+        return results, reader.result()
+
+
+def test_racing_file_puts_never_see_a_half_placed_object(tmp_path: Path) -> None:
+    """Round after round, writers of one new key and a reader: one winner, and once the
+    object is seen it stays seen (no moment where a put's placing looks like a plant)."""
+    store = FileStore(tmp_path / "objects")
+    for round_ in range(40):
+        data = PHOTO + round_.to_bytes(2, "big")
+        results, lapsed = _race_for_one_key(store, data)
+        assert results.count(True) == 1, round_
+        assert not lapsed, round_
+        key = object_key(data)
+        assert os.stat(tmp_path / "objects" / key[:2] / key).st_nlink == 1
+    assert store.stats().objects == 40
+
+
+@pytest.mark.parametrize("renameat2", [True, False], ids=["renameat2", "link"])
+def test_placing_an_object_never_replaces_a_taken_name(tmp_path: Path, renameat2: bool) -> None:
+    taken, free = tmp_path / "taken", tmp_path / "free"
+    taken.write_bytes(b"first")
+    temp = tmp_path / f"{TEMP_PREFIX}x"
+    temp.write_bytes(b"second")
+    with pytest.raises(FileExistsError):
+        _place(temp, taken, renameat2=renameat2)
+    assert taken.read_bytes() == b"first"
+    _place(temp, free, renameat2=renameat2)
+    assert free.read_bytes() == b"second"
+    assert temp.exists() is not renameat2  # the link leaves the temp name for put to unlink
 
 
 def test_url_names_the_store_without_secrets(store: ObjectStore) -> None:
