@@ -50,7 +50,8 @@ def api_serve(host: str, port: int) -> None:
                      search=search)
     sock = listening_socket(host, port)
     port = sock.getsockname()[1]  # the port it got, when asked for any (0)
-    click.echo(f"read API on http://{url_host(host)}:{port}/api/v1/ ("
+    base = f"http://{url_host(host)}:{port}"
+    click.echo(f"read API on {base}/api/v1/, catalog pages on {base}/catalog/ ("
                + ("a token is required" if token else "open to anyone") + ")")
     uvicorn.Server(timed_config(app, host=host, port=port, log_level="info",
                                 head_timeout_s=head_s, body_timeout_s=body_s,

@@ -117,7 +117,8 @@ def test_serve_on_ipv6_loopback_answers_and_prints_a_url_with_brackets(
            "FASHION_DATABASE_URL": f"sqlite:///{tmp_path / 'catalog.db'}"}
     for command, pattern, path in (
             (["review", "serve"], r"review page on (http://\[::1\]:(\d+)/)", ""),
-            (["api", "serve"], r"read API on (http://\[::1\]:(\d+)/api/v1/) ", "brands")):
+            (["api", "serve"], r"read API on (http://\[::1\]:(\d+)/api/v1/), catalog pages on "
+                               r"(http://\[::1\]:\d+/catalog/) ", "brands")):
         server = subprocess.Popen([sys.executable, "-m", "fashion_assets", *command,
                                    "--host", "::1", "--port", "0"], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -129,6 +130,8 @@ def test_serve_on_ipv6_loopback_answers_and_prints_a_url_with_brackets(
             assert answer.status_code == 200, (command, answer.text)
             assert httpx.get(found.group(1) + path, timeout=30,
                              headers={"Host": "rebound.example"}).status_code == 400
+            pages = found.groups()[2:]  # the browse pages the API's line names too
+            assert all(httpx.get(url, timeout=30).status_code == 200 for url in pages), line
         finally:
             server.terminate()
             server.wait(30)
