@@ -42,15 +42,7 @@ def looks_find(photo: Path, limit: int, as_json: bool) -> None:
         rules = SearchRules.from_env(os.environ)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    try:
-        if photo.stat().st_size > rules.upload.max_bytes:  # not read whole to be refused
-            raise click.ClickException(
-                f"{photo} is over the {rules.upload.max_bytes} bytes the search takes: give "
-                "a smaller copy, or raise FASHION_LOOK_SEARCH_MAX_BYTES")
-        data = photo.read_bytes()
-    except OSError as exc:
-        raise click.ClickException(f"cannot read {photo}: {exc.strerror or exc}; give the "
-                                   "path of a photo file") from None
+    data = _read_capped(photo, rules.upload.max_bytes)
     try:
         found = find_looks(catalog_engine(), data, limit=limit, rules=rules)
     except RefusedPhoto as refused:
@@ -66,6 +58,22 @@ def looks_find(photo: Path, limit: int, as_json: bool) -> None:
     else:
         for look in found.looks:
             click.echo(_line(look))
+
+
+def _read_capped(photo: Path, max_bytes: int) -> bytes:
+    """The file's bytes, refused once past ``max_bytes``: never read whole to be refused,
+    whether its size says so (a file) or not (a device such as /dev/zero, a pipe)."""
+    try:
+        with photo.open("rb") as file:
+            data = file.read(max_bytes + 1)
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {photo}: {exc.strerror or exc}; give the "
+                                   "path of a photo file") from None
+    if len(data) > max_bytes:
+        raise click.ClickException(
+            f"{photo} is over the {max_bytes} bytes the search takes: give a smaller copy, "
+            "or raise FASHION_LOOK_SEARCH_MAX_BYTES")
+    return data
 
 
 def _line(look: FoundLook) -> str:

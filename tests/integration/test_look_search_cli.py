@@ -72,3 +72,18 @@ def test_a_missing_file_or_no_photo_is_one_line_and_a_failure(home: Path) -> Non
         assert done.returncode == 1 and done.stdout == "", done
         [line] = done.stderr.splitlines()
         assert said in line and "give" in line and "Traceback" not in done.stderr, line
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_an_endless_file_is_refused_past_the_cap_not_read_whole(home: Path) -> None:
+    """A device (or a pipe) says no size: the command reads the cap and one byte more, then
+    refuses in one line. Under a 1 GB address-space limit, so that reading it whole fails."""
+    env = {**os.environ, "FASHION_HOME": str(home), "FASHION_LOOK_SEARCH_MAX_BYTES": "65536"}
+    env.pop("FASHION_DATABASE_URL", None)
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30)); "
+    done = subprocess.run(
+        [sys.executable, "-c", limit + "from fashion_assets.cli import main; main()",
+         "looks", "find", "/dev/zero"], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stdout == "", done
+    [line] = done.stderr.splitlines()
+    assert "/dev/zero is over the 65536 bytes" in line and "Traceback" not in done.stderr
