@@ -99,8 +99,13 @@ def editors_unlock(name: str) -> None:
 
 
 def _password(from_stdin: bool) -> str:
+    """The password typed twice, or the first line of standard input, read no further than
+    a password may be long (and its line end): input with no line end (/dev/zero) is never
+    read whole, and what was read is refused as too long."""
     if from_stdin:
-        return sys.stdin.readline().rstrip("\r\n")
+        from fashion_assets.domain.passwords import MAX_PASSWORD_CHARS
+
+        return sys.stdin.readline(MAX_PASSWORD_CHARS + 2).rstrip("\r\n")
     return click.prompt("password", hide_input=True, confirmation_prompt=True)
 
 

@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -197,3 +200,17 @@ def test_the_command_adds_lists_changes_and_disables_editors(cli: Engine) -> Non
     assert run("enable", "bob")[0] == 0
     code, out = run("disable", "nobody")
     assert code == 1 and "no editor named 'nobody'" in out
+
+
+def test_a_password_from_an_endless_input_is_refused_not_read_whole(cli: Engine) -> None:
+    """Standard input with no line end (/dev/zero) is read as far as a password may go,
+    then refused in one line; under a 1 GB address-space limit reading it whole fails."""
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30)); "
+    with open("/dev/zero", "rb") as endless:
+        done = subprocess.run(
+            [sys.executable, "-c", limit + "from fashion_assets.cli import main; main()",
+             "editors", "add", "zed", "--password-stdin"], stdin=endless, env=dict(os.environ),
+            capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done
+    assert "at most 1024 characters" in done.stderr
+    assert run("list")[1].startswith("no editors yet")
