@@ -7,7 +7,7 @@ import os
 import click
 
 from fashion_assets import settings
-from fashion_assets.cli.common import catalog_engine
+from fashion_assets.cli.common import PORT, catalog_engine
 
 
 @click.group()
@@ -17,7 +17,7 @@ def api() -> None:
 
 @api.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8820, show_default=True, help="Port to listen on.")
+@click.option("--port", type=PORT, default=8820, show_default=True, help="Port to listen on.")
 def api_serve(host: str, port: int) -> None:
     """Serve the read API: brands, shows and street-style albums of the catalog with their
     photos, a page at a time (OpenAPI at /api/v1/openapi.json), and the look search

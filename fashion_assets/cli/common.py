@@ -71,6 +71,10 @@ class WholeNumber(click.ParamType):
         return number
 
 
+PORT = WholeNumber(0, 65535)
+"""A TCP port, 0 asking the system for any free one."""
+
+
 def catalog_engine() -> Engine:
     """The catalog the settings name, migrated: the one the pipeline writes.
 

@@ -1,7 +1,7 @@
 """The mistakes a user can make, each ended in one line and a non-zero exit, never a
 traceback: a catalog database that is not there or not a database URL, a Dagster deployment
-the command cannot reach or start, a port another program listens on, a command stopped by
-a signal.
+the command cannot reach or start, a port another program listens on or an address that is
+not this machine's, a replica shape too large to build, a command stopped by a signal.
 
 Caught once, where every command starts (``OneLineErrors``, the ``main`` group), so a
 command written later gets the same lines without a try block of its own.
@@ -52,10 +52,17 @@ def one_line(exc: Exception) -> str | None:
     from fashion_assets import settings
     from fashion_assets.catalog.db import CatalogURLError, redact_url
     from fashion_assets.launch.deployment import DeploymentError
+    from fashion_assets.replica.vogue_brands import ShapeError
+    from fashion_assets.review_app.server import ListenError
 
     if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:  # only a bind says it
         return (f"{exc.strerror}: another program listens there; stop it, or choose another "
                 "port (--port)")
+    if isinstance(exc, ShapeError):
+        return f"{exc} (--brands, --shows, --photos; with --archive, --photos and --fraction)"
+    if isinstance(exc, ListenError):  # an address that is not this machine's, a port denied
+        return (f"{exc.strerror}: give an address of this machine (--host, e.g. 127.0.0.1) "
+                "and a port this user may open (--port, 1024 or above)")
     if isinstance(exc, CatalogURLError):
         return f"{exc} (FASHION_DATABASE_URL)"
     if isinstance(exc, DeploymentError):

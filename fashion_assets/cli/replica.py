@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from fashion_assets.cli.common import PORT, WholeNumber
 from fashion_assets.demo import replica_env
 
 
@@ -17,16 +18,20 @@ def replica() -> None:
 
 
 @replica.command("serve")
-@click.option("--port", default=8801, show_default=True, help="Site origin port (0: any free).")
-@click.option("--cdn-port", default=8802, show_default=True, help="CDN origin port (0: any).")
-@click.option("--impression-port", default=8803, show_default=True,
+@click.option("--port", type=PORT, default=8801, show_default=True,
+              help="Site origin port (0: any free).")
+@click.option("--cdn-port", type=PORT, default=8802, show_default=True,
+              help="CDN origin port (0: any).")
+@click.option("--impression-port", type=PORT, default=8803, show_default=True,
               help="theImpression site origin port (0: any free).")
-@click.option("--impression-cdn-port", default=8804, show_default=True,
+@click.option("--impression-cdn-port", type=PORT, default=8804, show_default=True,
               help="theImpression CDN origin port (0: any free).")
-@click.option("--brands", "brand_count", default=3, show_default=True)
-@click.option("--shows", default=4, show_default=True, help="Shows per brand.")
-@click.option("--photos", default=12, show_default=True, help="Photos per show.")
-@click.option("--seed", default=0, show_default=True)
+@click.option("--brands", "brand_count", type=WholeNumber(), default=3, show_default=True)
+@click.option("--shows", type=WholeNumber(), default=4, show_default=True,
+              help="Shows per brand.")
+@click.option("--photos", type=WholeNumber(), default=12, show_default=True,
+              help="Photos per show.")
+@click.option("--seed", type=WholeNumber(), default=0, show_default=True)
 @click.option("--hostile/--no-hostile", default=True, show_default=True,
               help="Include the brands that serve bad input.")
 @click.option("--warm", is_flag=True, help="Encode every photo before announcing readiness.")

@@ -11,6 +11,7 @@ import click
 
 from fashion_assets import settings
 from fashion_assets.cli.common import (
+    PORT,
     WholeNumber,
     catalog_engine,
     echo_json,
@@ -187,7 +188,7 @@ _plain_action("restore", "Restore deleted drafts, in the status they had.")
 
 @review.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8810, show_default=True, help="Port to listen on.")
+@click.option("--port", type=PORT, default=8810, show_default=True, help="Port to listen on.")
 def review_serve(host: str, port: int) -> None:
     """Serve the review page: queue, drafts with their photos, and the review forms.
 

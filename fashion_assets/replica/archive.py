@@ -28,7 +28,7 @@ from pathlib import Path
 from fashion_assets.domain.names import name_slug
 from fashion_assets.domain.titles import ShowTitle, parse_show_title
 from fashion_assets.replica.build import ReplicaSite
-from fashion_assets.replica.vogue_brands import brand_with_titles
+from fashion_assets.replica.vogue_brands import brand_with_titles, check_photos
 
 DESIGNERS_FILE = "vogue_designers.txt"
 SHOWS_FILE = "vogue_show_titles.csv"
@@ -112,15 +112,17 @@ def build_archive(corpus: Corpus, *, fraction: float = 1.0, photos_per_show: int
                   seed: int = 0) -> ReplicaSite:
     """The archive's designers in ``fraction`` (0 < fraction <= 1), every show of each, in
     the corpus's order of designers."""
-    if not 0 < fraction <= 1 or photos_per_show < 1:
-        raise ValueError("need 0 < fraction <= 1 and photos_per_show >= 1")
+    if not 0 < fraction <= 1:
+        raise ValueError("need 0 < fraction <= 1")
     titles: dict[str, list[str]] = defaultdict(list)
     for designer, title in corpus.shows:
         titles[designer].append(title)
     names = list(dict.fromkeys([*corpus.designers, *titles]))  # listed, then any unlisted
     slugs = designer_slugs(names)
+    names = [name for name in names if in_fraction(name, fraction, seed)]
+    check_photos(sum(len(titles[name]) for name in names), photos_per_show)
     brands = tuple(
         brand_with_titles(seed, name, slugs[name], dated_titles(titles[name], slugs[name]),
                           photos_per_show, PIXELS)
-        for name in names if in_fraction(name, fraction, seed))
+        for name in names)
     return ReplicaSite(brands=brands, seed=seed)

@@ -34,7 +34,35 @@ from fashion_assets.replica.vogue_shows import (
 )
 
 _NEWEST_YEAR = 2026
-_MAX_SHOWS_PER_BRAND = 150  # about 40 years of shows: the title grammar's years stay plausible
+MAX_SHOWS_PER_BRAND = 150  # about 40 years of shows: the title grammar's years stay plausible
+MAX_BRANDS = 10_000
+MAX_PHOTOS_PER_SHOW = 1_000  # a real show has under 100 looks, a few hundred with details
+MAX_PHOTOS = 2_000_000
+"""The most photos one replica builds: each is an object in memory (a few hundred bytes) from
+the start, so a shape past this is refused before anything is built, not found out by the
+machine running out of memory. The whole archive-shaped replica (``archive.py``: 26,000
+shows) at 40 photos a show is about 1.04 million."""
+
+
+class ShapeError(ValueError):
+    """A replica shape (brands, shows per brand, photos per show) out of bounds."""
+
+
+def check_shape(brands: int, shows_per_brand: int, photos_per_show: int) -> None:
+    """Refuse a shape the replica cannot build, or could only by running out of memory."""
+    if not (0 <= brands <= MAX_BRANDS and 1 <= shows_per_brand <= MAX_SHOWS_PER_BRAND):
+        raise ShapeError(f"a replica of {brands} brands x {shows_per_brand} shows: need "
+                         f"0-{MAX_BRANDS:,} brands and 1-{MAX_SHOWS_PER_BRAND} shows a brand")
+    check_photos(brands * shows_per_brand, photos_per_show)
+
+
+def check_photos(shows: int, photos_per_show: int) -> None:
+    """Refuse ``photos_per_show`` photos for each of ``shows`` shows past the bounds."""
+    if not (1 <= photos_per_show <= MAX_PHOTOS_PER_SHOW
+            and shows * photos_per_show <= MAX_PHOTOS):
+        raise ShapeError(f"a replica of {shows:,} shows x {photos_per_show:,} photos: need "
+                         f"1-{MAX_PHOTOS_PER_SHOW:,} photos a show and {MAX_PHOTOS:,} photos "
+                         "in all")
 
 # Real designer names and their (irregular) Vogue slugs, the awkward ones first so that even
 # the default three-brand site exercises accents, dots, ampersands and odd slugs.
@@ -125,11 +153,7 @@ def build_brands(*, brands: int, shows_per_brand: int, photos_per_show: int, see
                  hostile: bool) -> tuple[ReplicaBrand, ...]:
     """Vogue's side of the replica (``build.py: build_site`` builds the whole): ``brands``
     houses, and with ``hostile`` the two brands that exercise bad input."""
-    if brands < 0 or not 1 <= shows_per_brand <= _MAX_SHOWS_PER_BRAND or photos_per_show < 1:
-        raise ValueError(
-            f"need brands >= 0, 1 <= shows_per_brand <= {_MAX_SHOWS_PER_BRAND}, "
-            "photos_per_show >= 1"
-        )
+    check_shape(brands, shows_per_brand, photos_per_show)
     built = [
         _normal_brand(brand_context(seed, name, slug), shows_per_brand, photos_per_show)
         for name, slug in map(_brand_identity, range(brands))

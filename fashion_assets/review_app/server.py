@@ -89,6 +89,10 @@ def timed_config(app: Any, *, head_timeout_s: float = HEAD_TIMEOUT_S,
     return config
 
 
+class ListenError(OSError):
+    """The command cannot listen where it was told to (``listening_socket``)."""
+
+
 def listening_socket(host: str, port: int) -> socket.socket:
     """The review page's socket, bound before the command prints or opens anything else: a
     port another program holds ends the command in one line (``cli/errors.py``) instead of
@@ -99,7 +103,7 @@ def listening_socket(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        raise OSError(exc.errno, f"cannot listen on {url_host(host)}:{port}: {exc.strerror}"
-                      ) from None
+        raise ListenError(exc.errno, f"cannot listen on {url_host(host)}:{port}: "
+                                     f"{exc.strerror}") from None
     sock.listen(LISTEN_BACKLOG)  # connections wait from now on, until uvicorn accepts them
     return sock

@@ -103,3 +103,45 @@ def test_a_trusted_proxy_that_is_no_address_is_one_line(args: tuple[str, ...],
     assert done.stderr.splitlines()[-1] == (
         "Error: FASHION_TRUSTED_PROXIES: 'proxy.example' is not an address or a network "
         "(10.0.0.5, 10.0.0.0/24)"), done.stderr
+
+
+SERVERS = [("replica", "serve"), ("review", "serve"), ("api", "serve")]
+
+
+@pytest.mark.parametrize("args", SERVERS, ids=lambda args: " ".join(args))
+@pytest.mark.parametrize("port", ["65536", "-1", "٣"])
+def test_a_port_that_is_none_is_a_usage_line(args: tuple[str, ...], port: str,
+                                             tmp_path: Path) -> None:
+    """Past 65535 was a bind's OverflowError traceback; '٣' was taken as port 3."""
+    done = command((*args, "--port", port), f"sqlite:///{tmp_path / 'c.db'}", tmp_path)
+    assert done.returncode == 2 and done.stdout == "", done
+    assert done.stderr.splitlines()[-1] == (
+        f"Error: Invalid value for '--port': {port!r} is not a whole number from 0 to 65535")
+
+
+def test_an_address_that_is_not_this_machines_is_one_line(tmp_path: Path) -> None:
+    """A name that resolves nowhere was an OSError traceback after the bind (the review page
+    refuses any address but loopback before its first editor account, in a usage line)."""
+    done = command(("api", "serve", "--host", "nowhere.invalid", "--port", "0"),
+                   f"sqlite:///{tmp_path / 'c.db'}", tmp_path)
+    assert done.returncode == 1 and done.stdout == "", done
+    [line] = done.stderr.splitlines()
+    assert line.startswith("Error: cannot listen on nowhere.invalid:0: "), line
+    assert line.endswith("give an address of this machine (--host, e.g. 127.0.0.1) and a port "
+                         "this user may open (--port, 1024 or above)"), line
+
+
+@pytest.mark.parametrize("args", [("replica", "serve", "--port", "0", "--cdn-port", "0",
+                                   "--impression-port", "0", "--impression-cdn-port", "0"),
+                                  ("demo",)], ids=["replica serve", "demo"])
+@pytest.mark.parametrize("shape", [("--shows", "0"), ("--photos", "100000000")],
+                         ids=lambda shape: " ".join(shape))
+def test_a_replica_shape_it_cannot_build_is_one_line(args: tuple[str, ...],
+                                                      shape: tuple[str, ...],
+                                                      tmp_path: Path) -> None:
+    """Refused before anything is built or started: a ValueError's traceback before, and
+    for a hundred million photos a show, the machine's memory."""
+    done = command((*args, *shape), f"sqlite:///{tmp_path / 'c.db'}", tmp_path)
+    assert done.returncode == 1 and done.stdout == "", done
+    [line] = done.stderr.splitlines()
+    assert line.startswith("Error: a replica of ") and "(--brands, --shows, --photos" in line
