@@ -204,7 +204,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("FASHION_LOOK_SEARCH_MAX_BYTES", str(10 * 1024 * 1024), "Largest photo the look "
             "search takes (bytes); a larger upload gets 413, refused from its Content-Length "
             "or as soon as more arrived. Its pixels are held to FASHION_MAX_IMAGE_PIXELS, as "
-            "a crawled photo's are."),
+            "a crawled photo's are. An API process takes 16 uploads in hand at a time and "
+            "decodes 2 at once; one more gets 503 with Retry-After "
+            "(catalog_api/search_gate.py)."),
 )
 
 _DEFAULTS = {s.env: s.default for s in SETTINGS}

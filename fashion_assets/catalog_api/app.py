@@ -16,7 +16,9 @@ checked (one holding ``"><script>`` was copied into every photo URL, issue 36).
 
 ``POST /api/v1/looks/search`` finds the looks of the catalog closest to an uploaded photo
 (``catalog/look_search.py``): the upload read under its cap (``uploads.py``), the search in
-the thread pool (a decode, a query, the index's build after a promotion), never cached.
+the thread pool (a decode, a query, the index's build after a promotion), never cached. A
+few searches are taken on at a time (``search_gate.py``): a burst of large uploads is
+refused 503 with ``Retry-After`` rather than decoded all at once.
 """
 
 from __future__ import annotations
@@ -45,10 +47,10 @@ from fashion_assets.catalog.look_search import (
     MAX_LIMIT,
     RefusedPhoto,
     SearchRules,
-    find_looks,
 )
 from fashion_assets.catalog_api.openapi import openapi_document
 from fashion_assets.catalog_api.pages import page_routes
+from fashion_assets.catalog_api.search_gate import BUSY_HEADERS, SearchBusy, SearchGate
 from fashion_assets.catalog_api.uploads import read_photo
 from fashion_assets.domain.look_answers import TOO_LARGE
 from fashion_assets.domain.numbers import whole_number
@@ -103,6 +105,7 @@ class _Api:
                  clock: Callable[[], float], search: SearchRules) -> None:
         self.engine, self.store, self.cache_s, self.token = engine, store, cache_s, token
         self.clock, self.search = clock, search
+        self.searches = SearchGate()  # the look searches in hand, both routes'
         # Answers by URL, the least recently used first; written from the thread pool.
         self.answers: OrderedDict[str, tuple[float, bytes, str, int]] = OrderedDict()
         self.answers_lock = threading.Lock()
@@ -231,17 +234,22 @@ class _Api:
 
     async def search_looks(self, request: Request) -> Response:
         """The catalog's looks closest to the uploaded photo; 400 with the reason for an
-        upload that is no photo, 413 for one over the cap."""
+        upload that is no photo, 413 for one over the cap, 503 while the search has all
+        the photos it takes in hand (``search_gate.py``)."""
         refused = self._refused(request)
         if refused is not None:
             return refused
         try:
             limit = _search_limit(request)
-            data = await read_photo(request, self.search.upload.max_bytes)
-            found = await run_in_threadpool(find_looks, self.engine, data, limit=limit,
-                                            rules=self.search)
+            async with self.searches.admit():
+                data = await read_photo(request, self.search.upload.max_bytes)
+                found = await self.searches.find(self.engine, data, limit=limit,
+                                                 rules=self.search)
         except BadRequest as error:
             return JSONResponse({"error": str(error)}, status_code=400)
+        except SearchBusy as error:
+            return JSONResponse({"error": str(error), "reason": "busy"}, status_code=503,
+                                headers=BUSY_HEADERS)
         except RefusedPhoto as error:
             return JSONResponse({"error": error.detail, "reason": error.reason},
                                 status_code=413 if error.reason == TOO_LARGE else 400)

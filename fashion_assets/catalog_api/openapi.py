@@ -124,7 +124,9 @@ _LOOK_SEARCH = {"post": {
                                "content_type, multipart, no_photo)."},
         "401": {"description": "A token is configured and the request has none."},
         "413": {"description": "The photo is over the size the search takes (reason "
-                               "too_large)."}}}}
+                               "too_large)."},
+        "503": {"description": "The search has all the photos it takes at once in hand "
+                               "(reason busy): try again after `Retry-After` seconds."}}}}
 
 
 def _page(item: str) -> dict[str, Any]:

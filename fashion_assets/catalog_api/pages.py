@@ -30,8 +30,9 @@ from starlette.routing import Route
 
 from fashion_assets.catalog import published
 from fashion_assets.catalog.entities import RUNWAY
-from fashion_assets.catalog.look_search import DEFAULT_LIMIT, FoundLook, RefusedPhoto, find_looks
+from fashion_assets.catalog.look_search import DEFAULT_LIMIT, FoundLook, RefusedPhoto
 from fashion_assets.catalog_api import browse_views as views
+from fashion_assets.catalog_api.search_gate import BUSY_HEADERS, SearchBusy
 from fashion_assets.catalog_api.uploads import read_photo
 from fashion_assets.domain.look_answers import TOO_LARGE
 from fashion_assets.domain.numbers import whole_number
@@ -160,15 +161,23 @@ class _Pages:
 
     async def search(self, request: Request) -> Response:
         """The upload form's answer: the closest looks, by the read API's own search
-        (``catalog/look_search.py: find_looks``, the upload read by ``uploads.py``), never
-        cached (each photo is its own question); a photo it refuses, with the reason."""
+        (``catalog/look_search.py: find_looks``, the upload read by ``uploads.py``, both
+        under the API's ``search_gate.py``), never cached (each photo is its own question);
+        a photo it refuses, with the reason; 503 while the search is full."""
         refused = self.api._refused(request)
         if refused is not None:
             return refused
         try:
-            data = await read_photo(request, self.api.search.upload.max_bytes)
-            found = await run_in_threadpool(find_looks, self.api.engine, data,
-                                            limit=DEFAULT_LIMIT, rules=self.api.search)
+            async with self.api.searches.admit():
+                data = await read_photo(request, self.api.search.upload.max_bytes)
+                found = await self.api.searches.find(self.api.engine, data,
+                                                     limit=DEFAULT_LIMIT, rules=self.api.search)
+        except SearchBusy as error:
+            busy = self.html(503, "search.html", here="search", searched=True,
+                             max_mb=self._max_mb(),
+                             error=f"This photo cannot be searched now: {error}.")
+            busy.headers.update(BUSY_HEADERS)
+            return busy
         except RefusedPhoto as error:
             return self.html(413 if error.reason == TOO_LARGE else 400, "search.html",
                              here="search", searched=True, max_mb=self._max_mb(),

@@ -1,6 +1,6 @@
 """What a look search answers (domain/look_answers.py): each look once at its closest
 photo, closest first; an upload checked as the crawler checks a photo before it is hashed;
-the search's settings."""
+the search's settings, and the text that states them."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from fashion_assets.catalog.look_search import (
     MAX_LIMIT,
     SearchRules,
 )
+from fashion_assets.catalog_api.search_gate import SEARCHES_ADMITTED, SEARCHES_AT_ONCE
 from fashion_assets.cli.looks import looks_find
 from fashion_assets.domain.look_answers import (
     RefusedPhoto,
@@ -100,6 +101,10 @@ def test_sound_headers_over_pixels_that_cannot_be_decoded_are_refused() -> None:
 def test_the_search_settings_are_read_and_checked() -> None:
     # The settings table states the default as a number; it is the domain's constant.
     assert settings.setting({}, "FASHION_LOOK_SEARCH_WITHIN") == str(DEFAULT_SEARCH_WITHIN)
+    # So are the bounds on a burst of searches the upload's text states.
+    [upload] = [s.help for s in settings.SETTINGS if s.env == "FASHION_LOOK_SEARCH_MAX_BYTES"]
+    assert f"takes {SEARCHES_ADMITTED} uploads in hand at a time and decodes " \
+        f"{SEARCHES_AT_ONCE} at once" in upload
     assert SearchRules.from_env({}) == SearchRules(DEFAULT_SEARCH_WITHIN,
                                                    UploadRules(10 * 1024 * 1024, 50_000_000))
     rules = SearchRules.from_env({"FASHION_LOOK_SEARCH_WITHIN": "0",
