@@ -58,11 +58,17 @@ def promoted_line(counts: Mapping[str, Mapping[str, int]]) -> str:
             parts.append(f"{kind}: nothing approved")
             continue
         extra = "".join(
-            f", {c[name]} {what}" for name, what in (
-                ("alternates", "photos kept as another source's alternate of a look"),
-                ("uncertain_pairs", "pairs of photos left for an editor"))
+            f", {_counted(c[name], what)}" for name, what in (
+                ("alternates", "photo(s) kept as another source's alternate of a look"),
+                ("uncertain_pairs", "pair(s) of photos left for an editor"))
             if c[name])
-        parts.append(f"{kind}: {c['drafts_promoted']} drafts promoted into "
-                     f"{c['entries_created']} new and {c['entries_updated']} updated entries, "
-                     f"{c['photos_added']} photos added{extra}")
+        entries = "entry" if c["entries_created"] + c["entries_updated"] == 1 else "entries"
+        parts.append(f"{kind}: {_counted(c['drafts_promoted'], 'draft(s)')} promoted into "
+                     f"{c['entries_created']} new and {c['entries_updated']} updated {entries}, "
+                     f"{_counted(c['photos_added'], 'photo(s)')} added{extra}")
     return "; ".join(parts)
+
+
+def _counted(count: int, what: str) -> str:
+    """``count`` and ``what``, its ``(s)`` kept for many and dropped for one."""
+    return f"{count} {what.replace('(s)', '' if count == 1 else 's')}"

@@ -49,9 +49,18 @@ def test_alternates_and_pairs_left_for_an_editor_are_said_only_when_there_are_so
                               "street_uncertain_pairs": 2}, ["street"])
 
     assert promoted_line(counts) == (
-        "street: 2 drafts promoted into 0 new and 1 updated entries, 5 photos added, 3 "
+        "street: 2 drafts promoted into 0 new and 1 updated entry, 5 photos added, 3 "
         "photos kept as another source's alternate of a look, 2 pairs of photos left for an "
         "editor")
+
+
+def test_one_of_a_kind_is_said_in_the_singular() -> None:
+    counts = promoted_counts({"runway_drafts_promoted": 1, "runway_entries_created": 1,
+                              "runway_photos_added": 1, "runway_alternates": 1}, ["runway"])
+
+    assert promoted_line(counts) == (
+        "runway: 1 draft promoted into 1 new and 0 updated entry, 1 photo added, 1 photo kept "
+        "as another source's alternate of a look")
 
 
 def test_an_empty_catalog_is_said_with_how_to_promote() -> None:
