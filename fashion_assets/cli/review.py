@@ -190,7 +190,12 @@ def review_promote(as_json: bool) -> None:
     (what the approved_drafts_sensor launches once turned on) through the Dagster
     deployment's run queue, its figures printed. When no approved draft waits, nothing is
     run."""
-    from fashion_assets.domain.promotion_text import nothing_waits, promoted_counts, promoted_line
+    from fashion_assets.domain.promotion_text import (
+        failed_line,
+        nothing_waits,
+        promoted_counts,
+        promoted_line,
+    )
 
     waiting = _waiting(catalog_engine())
     if not sum(waiting.values()):
@@ -208,7 +213,7 @@ def review_promote(as_json: bool) -> None:
     elif summary["success"]:
         click.echo(promoted_line(counts))
     else:
-        click.echo(f"review promote: FAILED - {summary['error']}")
+        click.echo(failed_line(summary["error"]))
     if not summary["success"]:
         sys.exit(1)
 

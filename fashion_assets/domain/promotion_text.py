@@ -41,6 +41,12 @@ def empty_catalog(program: str) -> str:
             f"once promoted ({program} review promote)")
 
 
+def failed_line(error: str) -> str:
+    """A failed run in one line, as every failure of a command is (Dagster's error for a
+    blocking check spans several)."""
+    return f"review promote: FAILED - {' '.join(error.split())}"
+
+
 def promoted_counts(metadata: Mapping[str, Any], kinds: Sequence[str]
                     ) -> dict[str, dict[str, int]]:
     """Per kind, the figures of a ``catalog_entries`` materialization's metadata (0 for a

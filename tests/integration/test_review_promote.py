@@ -28,7 +28,7 @@ from tests.catalog_db import query
 from tests.conftest import normal_brands
 from tests.integration.test_cli import cli_env, run
 from tests.integration.test_review_app import serve
-from tests.looks_catalog import SHOWS, add_draft
+from tests.looks_catalog import SHOWS, add_draft, key_of
 from tests.pipeline import crawl_partitions
 
 __all__ = ["cli_env"]  # the fixture, shared with test_cli.py
@@ -78,6 +78,27 @@ def test_review_promote_runs_the_job_through_the_deployment_and_sums_it_up(
     assert code == 0, out
     assert json.loads(out) == {"waiting": {"runway": 0, "street": 0}, "launched": False}
     assert runs_in(cli_env) == 1
+
+
+@SQLITE
+def test_a_promotion_its_checks_stop_fails_in_one_line(cli_env: dict[str, str],
+                                                       database_url: str) -> None:
+    """A photo of an approved draft lost from the store: the blocking check stops the run,
+    and the command says so in a line and exits 1, the draft still approved."""
+    show = SHOWS[0]
+    store = open_store(f"file://{Path(cli_env['FASHION_HOME']) / 'objects'}",
+                       home=Path(cli_env["FASHION_HOME"]))
+    add_draft(catalog_engine(database_url), store, "vogue", show, show.photos[:2], "approved")
+    assert store.delete(key_of(show.photos[0]))
+
+    code, out = run("review", "promote")
+
+    assert code == 1, out
+    assert out.splitlines()[-1] == (
+        "review promote: FAILED - 1 blocking asset check failed with ERROR severity: "
+        "approved_drafts: draft_photos_stored"), out
+    assert "Traceback" not in out
+    assert query(database_url, "SELECT status FROM brand_runway_drafts") == [("approved",)]
 
 
 @SQLITE

@@ -11,6 +11,7 @@ import pytest
 from fashion_assets.demo import next_steps
 from fashion_assets.domain.promotion_text import (
     empty_catalog,
+    failed_line,
     promoted_counts,
     promoted_line,
     waiting_hint,
@@ -67,6 +68,13 @@ def test_an_empty_catalog_is_said_with_how_to_promote() -> None:
     assert empty_catalog("fashion-assets") == (
         "no match: the catalog has no promoted look yet; approved drafts become looks once "
         "promoted (fashion-assets review promote)")
+
+
+def test_a_failure_is_one_line_however_many_lines_dagster_gave() -> None:
+    assert failed_line("1 blocking asset check failed with ERROR severity:\n"
+                       "approved_drafts: draft_photos_stored\n") == (
+        "review promote: FAILED - 1 blocking asset check failed with ERROR severity: "
+        "approved_drafts: draft_photos_stored")
 
 
 def test_the_demo_says_to_approve_then_promote_then_find_a_look() -> None:
