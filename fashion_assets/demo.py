@@ -78,6 +78,10 @@ def next_steps(brand: str, *, program: str, dagster: str, dagster_home: Path) ->
     rows: Sequence[tuple[str, str]] = (
         (f"{program} status", "what the catalog and the store hold"),
         (f"{program} review serve", "review the drafts in the browser, on http://127.0.0.1:8810/"),
+        (f"{program} review approve 1 2", "or approve drafts here (review list numbers them),"
+                                          " then:"),
+        (f"{program} review promote", "promote the approved drafts into the catalog"),
+        (f"{program} looks find photo.jpg", "which show and look of the catalog a photo is"),
         (f"{program} names list", "the brand and city names waiting for an editor"),
         (f"{program} coverage list", "the shows with photos missing, and why"),
         (f"{program} replica serve", "the replica again, in another terminal; export what it"

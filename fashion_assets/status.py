@@ -16,6 +16,7 @@ from fashion_assets.catalog import progress as progress_catalog
 from fashion_assets.catalog.backpressure import peek, read_state
 from fashion_assets.catalog.coverage import coverage_report
 from fashion_assets.catalog.entities import RUNWAY, STREET
+from fashion_assets.catalog.promotion import approved_backlog
 from fashion_assets.catalog.summary import DraftCounts, catalog_counts, pending_review
 from fashion_assets.domain.backpressure import BackpressureRules
 from fashion_assets.domain.coverage import CoverageRules
@@ -122,8 +123,9 @@ def _queued_runs(instance: Any, now: datetime) -> list[dict[str, Any]]:
 
 def catalog_status(engine: Engine, store_url: str, home: Path, *, count_store: bool = False
                    ) -> dict[str, Any]:
-    """Brands, shows, drafts by status, street style, names waiting for an editor, photos,
-    per-brand counts, and with ``count_store`` the store's objects and bytes.
+    """Brands, shows, drafts by status, street style, names waiting for an editor, approved
+    drafts waiting for promotion (as its sensor counts them), photos, per-brand counts, and
+    with ``count_store`` the store's objects and bytes.
 
     Counting the store lists all of it (a second per 50,000 files on disk, a thousand pages
     of S3 listing for the archive's million photos), so the report does it only when asked;
@@ -145,6 +147,8 @@ def catalog_status(engine: Engine, store_url: str, home: Path, *, count_store: b
                     "show_photos": counts.entries[RUNWAY.kind].photos,
                     "street_albums": counts.entries[STREET.kind].entries,
                     "street_photos": counts.entries[STREET.kind].photos},
+        "promotion_waiting": {b.kind: b.approved
+                              for b in approved_backlog(engine, (RUNWAY, STREET))},
         "store": {"url": store.url, "objects": stats.objects if stats else None,
                   "bytes": stats.bytes if stats else None},
         "per_brand": [asdict(brand) for brand in counts.per_brand],

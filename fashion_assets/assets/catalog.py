@@ -1,9 +1,10 @@
 """The catalog: approved drafts promoted into one entry per entity key.
 
 Materialized by the ``promote_approved_drafts`` job, which the ``approved_drafts_sensor``
-launches when approved drafts wait: first ``approved_drafts`` (what waits), whose blocking
-checks guard promotion, then ``photo_hashes`` (what promotion will compare), then
-``catalog_entries``, then ``catalog_export`` (what changed, as Parquet). Thin shell over
+launches when approved drafts wait (``fashion-assets review promote`` at once): first
+``approved_drafts`` (what waits), whose blocking checks guard promotion, then
+``photo_hashes`` (what promotion will compare), then ``catalog_entries``, then
+``catalog_export`` (what changed, as Parquet). Thin shell over
 ``catalog/photo_hashes.py``, ``catalog/promotion.py`` and ``catalog/export.py``.
 """
 

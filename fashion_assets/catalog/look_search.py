@@ -101,10 +101,13 @@ class FoundLook:
 
 @dataclass(frozen=True)
 class LookSearch:
-    """A search's answer: the looks within ``within`` bits, closest first."""
+    """A search's answer: the looks within ``within`` bits, closest first, out of the
+    catalog's ``photos`` searched (none: no look was ever promoted, which "no match" alone
+    would hide)."""
 
     within: int
     looks: list[FoundLook]
+    photos: int
 
     @property
     def match(self) -> bool:
@@ -123,7 +126,8 @@ def find_looks(engine: Engine, data: bytes, *, limit: int = DEFAULT_LIMIT,
     # Every photo within reach: a look counts once however many of its photos are.
     hits = loaded.index.search(codes, within=rules.within, limit=max(len(loaded.index), 1))
     return LookSearch(rules.within, [loaded.found(hit) for hit in
-                                     closest_looks(hits, loaded.look_of, limit)])
+                                     closest_looks(hits, loaded.look_of, limit)],
+                      len(loaded.index))
 
 
 @dataclass

@@ -256,7 +256,8 @@ class _Api:
         looks = [{**look.fields(), "photo_url": self._photo_url(request, look.object_key, ""),
                   "thumbnail_url": self._photo_url(request, look.object_key, "/thumbnail")}
                  for look in found.looks]
-        return JSONResponse({"within": found.within, "match": found.match, "looks": looks},
+        return JSONResponse({"within": found.within, "match": found.match, "looks": looks,
+                             "catalog_empty": not found.photos},
                             headers={"Cache-Control": "no-store"})
 
     # -- shared ----------------------------------------------------------------------------

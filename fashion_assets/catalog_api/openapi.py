@@ -183,6 +183,8 @@ def openapi_document() -> dict[str, Any]:
                 "within": {"type": "integer", "description": "The farthest a look may be, "
                            "in bits (FASHION_LOOK_SEARCH_WITHIN)."},
                 "match": {"type": "boolean"},
-                "looks": {"type": "array", "items": _LOOK}}},
+                "looks": {"type": "array", "items": _LOOK},
+                "catalog_empty": {"type": "boolean", "description": "The catalog has no "
+                                  "look to search yet (nothing promoted): no photo matches."}}},
         }},
     }

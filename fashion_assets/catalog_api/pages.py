@@ -184,7 +184,7 @@ class _Pages:
                              error=f"This photo cannot be searched: {error.detail}")
         results = await run_in_threadpool(self._results, request, found.looks)
         return self.html(200, "search.html", here="search", searched=True, results=results,
-                         within=found.within, max_mb=self._max_mb())
+                         within=found.within, empty=not found.photos, max_mb=self._max_mb())
 
     async def stylesheet(self, request: Request) -> Response:
         refused = self.api._refused(request)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from fashion_assets.cli.common import WholeNumber, catalog_engine, echo_json
+from fashion_assets.cli.common import WholeNumber, catalog_engine, echo_json, program
 
 if TYPE_CHECKING:
     from fashion_assets.catalog.look_search import FoundLook
@@ -35,7 +35,8 @@ def looks() -> None:
 def looks_find(photo: Path, limit: int, as_json: bool) -> None:
     """The catalog's looks closest to PHOTO (an image file), closest first: promoted shows
     and street-style albums only, their shown photos and alternates, the mirror image too;
-    "no match" when none is within FASHION_LOOK_SEARCH_WITHIN bits."""
+    "no match" when none is within FASHION_LOOK_SEARCH_WITHIN bits, or when the catalog has
+    no look yet (drafts are looks once promoted: review promote)."""
     from fashion_assets.catalog.look_search import RefusedPhoto, SearchRules, find_looks
 
     try:
@@ -53,6 +54,10 @@ def looks_find(photo: Path, limit: int, as_json: bool) -> None:
         echo_json({"within": found.within, "match": found.match,
                    "looks": [{**look.fields(), "object_key": look.object_key}
                              for look in found.looks]})
+    elif not found.photos:
+        from fashion_assets.domain.promotion_text import empty_catalog
+
+        click.echo(empty_catalog(program()))
     elif not found.looks:
         click.echo(f"no match: no look of the catalog within {found.within} bits")
     else:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,13 +17,19 @@ from fashion_assets.cli.common import (
     catalog_engine,
     echo_json,
     editor,
+    program,
     queue_instance,
+    run_and_follow,
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 
 @click.group()
 def review() -> None:
-    """Review drafts: list, show, approve, reject, edit, delete, restore.
+    """Review drafts: list, show, approve, reject, edit, delete, restore; promote the
+    approved ones into the catalog.
 
     A draft is addressed as runway:12 or street:7 (runway and street drafts are numbered
     apart); a bare number is a runway draft. Every action is recorded with its editor
@@ -45,8 +52,10 @@ def _draft_refs(ctx: click.Context, param: click.Parameter, values: Any) -> Any:
 
 def _review_action(refs: list[Any], action: str, reason: str = "",
                    changes: dict[str, Any] | None = None, *,
-                   confirm_no_photos: bool = False) -> None:
-    """Act on each draft in turn, report each; exit 1 if any was refused."""
+                   confirm_no_photos: bool = False,
+                   then: Callable[[Engine], None] = lambda engine: None) -> None:
+    """Act on each draft in turn, report each, ``then`` say what follows; exit 1 if any
+    was refused."""
     from fashion_assets.catalog.review import review as review_drafts
 
     engine, refused = catalog_engine(), 0
@@ -57,6 +66,7 @@ def _review_action(refs: list[Any], action: str, reason: str = "",
         refused += not result.ok
         click.echo(result.message if result.ok else f"refused: {result.message}",
                    err=not result.ok)
+    then(engine)
     if refused:
         sys.exit(1)
 
@@ -149,9 +159,65 @@ def _plain_action(action: str, help_text: str) -> None:
 @click.option("--confirm-no-photos", is_flag=True,
               help="Approve drafts that hold no photo too (refused without it).")
 def review_approve(refs: list[Any], reason: str, confirm_no_photos: bool) -> None:
-    """Approve drafts (pending or rejected); promotion then takes them into the catalog. A
-    draft without photos is refused unless --confirm-no-photos says it should have none."""
-    _review_action(refs, "approve", reason, confirm_no_photos=confirm_no_photos)
+    """Approve drafts (pending or rejected); promotion then takes them into the catalog
+    (review promote, or the approved_drafts_sensor). A draft without photos is refused
+    unless --confirm-no-photos says it should have none."""
+    _review_action(refs, "approve", reason, confirm_no_photos=confirm_no_photos,
+                   then=_promotion_hint)
+
+
+def _promotion_hint(engine: Engine) -> None:
+    """How the approved drafts that wait get promoted: nothing promotes them until a run of
+    promote_approved_drafts, and its sensor starts stopped."""
+    from fashion_assets.domain.promotion_text import waiting_hint
+
+    hint = waiting_hint(sum(_waiting(engine).values()), program())
+    if hint:
+        click.echo(hint)
+
+
+def _waiting(engine: Engine) -> dict[str, int]:
+    """Per kind, the approved drafts waiting for promotion, counted as the sensor does."""
+    from fashion_assets.catalog.entities import RUNWAY, STREET
+    from fashion_assets.catalog.promotion import approved_backlog
+
+    return {b.kind: b.approved for b in approved_backlog(engine, (RUNWAY, STREET))}
+
+
+@review.command("promote")
+@click.option("--json", "as_json", is_flag=True, help="Print the run's figures as JSON.")
+def review_promote(as_json: bool) -> None:
+    """Promote the approved drafts into the catalog now: a run of promote_approved_drafts
+    (what the approved_drafts_sensor launches once turned on) through the Dagster
+    deployment's run queue, its figures printed. When no approved draft waits, nothing is
+    run."""
+    from fashion_assets.domain.promotion_text import (
+        failed_line,
+        nothing_waits,
+        promoted_counts,
+        promoted_line,
+    )
+
+    waiting = _waiting(catalog_engine())
+    if not sum(waiting.values()):
+        if as_json:
+            echo_json({"waiting": waiting, "launched": False})
+        else:
+            click.echo(nothing_waits(program()))
+        return
+    summary = run_and_follow("promote_approved_drafts", asset="catalog_entries")
+    counts = promoted_counts(summary, list(waiting))
+    if as_json:
+        echo_json({"waiting": waiting, "launched": True, "run_id": summary["run_id"],
+                   "success": summary["success"], "promoted": counts,
+                   **({} if summary["success"] else {"error": summary["error"]})})
+    elif summary["success"]:
+        click.echo(promoted_line(counts))
+    else:
+        click.echo(failed_line(summary["error"]))
+    if not summary["success"]:
+        sys.exit(1)
+
 
 @review.command("reject")
 @click.argument("refs", nargs=-1, required=True, callback=_draft_refs)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 def status(as_json: bool, count_store: bool) -> None:
     """The crawler's status line and progress, then brands, shows, drafts by status, photos
     stored, and with --store the objects and bytes in the store."""
+    from fashion_assets.domain.promotion_text import waiting_hint
     from fashion_assets.status import catalog_status, crawler_status
 
     engine = catalog_engine()
@@ -52,6 +53,9 @@ def status(as_json: bool, count_store: bool) -> None:
     shown = report["catalog"]
     click.echo(f"catalog: {shown['shows']} shows ({shown['show_photos']} photos), "
                f"{shown['street_albums']} street albums ({shown['street_photos']} photos)")
+    waiting = waiting_hint(sum(report["promotion_waiting"].values()), program())
+    if waiting:
+        click.echo(waiting)
     pending = report["pending_names"]
     click.echo(f"names waiting for an editor: {pending['brand']} brands, {pending['city']} "
                f"cities; {report['waiting_for_name']} articles wait for them"

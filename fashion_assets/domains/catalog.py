@@ -20,7 +20,8 @@ promote_approved_drafts_job = define_asset_job(
                                     catalog_export),
     tags={PROMOTION_TAG: "promotion"},
     description="Promote every approved draft into the catalog and export what changed "
-                "(launched by approved_drafts_sensor).",
+                "(launched by approved_drafts_sensor, or at once by fashion-assets review "
+                "promote).",
 )
 
 

@@ -113,7 +113,8 @@ def test_a_photo_that_only_resembles_a_look_matches_nothing(api: httpx.Client) -
     assert {p.resemblance for p in others} == {RESEMBLANCE_ALIKE, ""}
     for photo in others:
         assert raw(api, photo_body(photo), limit=50) == {
-            "within": SearchRules().within, "match": False, "looks": []}, photo
+            "within": SearchRules().within, "match": False, "looks": [],
+            "catalog_empty": False}, photo
 
 
 def test_a_look_found_through_its_alternate_and_its_photo_is_answered_once(
