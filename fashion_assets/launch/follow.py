@@ -51,6 +51,8 @@ class RunLog(StrEnum):
         if self is RunLog.QUIET:
             return None
         if self is RunLog.PROGRESS:
+            if entry.event_type == RETRY_EVENT:
+                return retry_line(entry)
             # Errors stay out: a step that fails fails its run, which the command reports in
             # the run's line, and the errors Dagster logs as plain messages are about that
             # failure (the steps it then did not run). The steps warn, they never log errors.
@@ -63,6 +65,19 @@ class RunLog(StrEnum):
         what = entry.event_type or logging.getLevelName(entry.level)
         return (f"{when} - {entry.job_name} - {entry.run_id[:8]} - {entry.step_key or '-'}"
                 f" - {what} - {entry.message}")
+
+
+RETRY_EVENT = "STEP_UP_FOR_RETRY"
+
+
+def retry_line(entry: LogLine) -> str:
+    """A step that failed and waits for its retry policy's next attempt: the run goes on, but
+    nothing else is printed until then (minutes, as the back-off grows), so the command says
+    why and for how long."""
+    wait = f" in {entry.retry_in_s:.0f} s" if entry.retry_in_s is not None else ""
+    why = (entry.error or entry.message).strip().splitlines()
+    return (f"warning: step {entry.step_key or '?'} failed ({why[0][:300] if why else '?'}); "
+            f"Dagster runs it again{wait}")
 
 
 def follow_runs(graphql: GraphQL, run_ids: Sequence[str], *, run_log: RunLog,

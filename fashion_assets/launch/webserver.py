@@ -47,6 +47,7 @@ fragment Page on EventConnectionOrError {
       ... on MaterializationEvent { assetKey { path } metadataEntries { ...Entry } }
       ... on ExecutionStepOutputEvent { metadataEntries { ...Entry } }
       ... on ExecutionStepFailureEvent { ERROR }
+      ... on ExecutionStepUpForRetryEvent { secondsToWait ERROR }
       ... on RunFailureEvent { ERROR }
     }
   }
@@ -175,6 +176,8 @@ class LogLine:
     message: str
     step_key: str | None = None
     event_type: str | None = None
+    error: str | None = None  # a failure's root cause (a step up for retry: why it failed)
+    retry_in_s: float | None = None  # a step up for retry: when Dagster runs it again
 
 
 def tagged_runs(graphql: GraphQL, tags: Mapping[str, str], *, live: bool) -> list[str]:
@@ -249,9 +252,12 @@ def _log_page(page: Mapping[str, Any], run_id: str) -> Mapping[str, Any]:
 def log_line(event: Mapping[str, Any], run_id: str, job_name: str) -> LogLine:
     """A log entry of run ``run_id`` as the webserver gives it, as plain data."""
     level = logging.getLevelName(event["level"])
+    root = _root(event.get("error"))
+    error = None if root is None else root[1]  # Dagster's message names the class already
     return LogLine(run_id, job_name, int(event["timestamp"]) / 1000,
                    level if isinstance(level, int) else 0, event["message"],
-                   event.get("stepKey"), event.get("eventType"))
+                   event.get("stepKey"), event.get("eventType"), error=error,
+                   retry_in_s=event.get("secondsToWait"))
 
 
 def run_event(event: Mapping[str, Any]) -> RunEvent | None:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
@@ -321,3 +323,24 @@ def test_a_new_instance_gets_the_local_config_and_an_existing_config_is_kept(
     instance = dagster_instance()
     assert (kept / "dagster.yaml").read_text() == "telemetry:\n  enabled: true\n"
     assert type(instance.compute_log_manager).__name__ == "LocalComputeLogManager"
+
+
+@SQLITE
+def test_a_step_waiting_for_its_retry_is_said_with_its_reason(
+        cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A source that does not answer fails the listing step, which Dagster's retry policy
+    runs again after a back-off that grows to minutes: the command says why and when each
+    time (it printed nothing until the run ended), then the run's failure."""
+    with socket.socket() as closed:  # bound, never listening: connections are refused
+        closed.bind(("127.0.0.1", 0))
+        monkeypatch.setenv("FASHION_VOGUE_BASE_URL",
+                           f"http://127.0.0.1:{closed.getsockname()[1]}")
+        result = CliRunner().invoke(main, ["crawl", "--brand", "chloe"],
+                                    catch_exceptions=False)
+
+    assert result.exit_code == 1
+    retries = [line for line in result.stderr.splitlines() if line.startswith("warning: step")]
+    assert len(retries) == 2, result.output  # FASHION_STEP_RETRIES, the default
+    assert all(re.fullmatch(r"warning: step runway_show_listings failed \(.*robots_unavailable"
+                            r".*\); Dagster runs it again in \d+ s", line) for line in retries)
+    assert result.stdout.splitlines()[-1].startswith("chloe: FAILED"), result.output

@@ -14,7 +14,7 @@ from fashion_assets.launch.summaries import (
     crawl_totals,
     summary_line,
 )
-from fashion_assets.launch.webserver import LogLine
+from fashion_assets.launch.webserver import LogLine, log_line
 
 
 def week(listed: int, waiting: int, **shows: int) -> dict[str, Any]:
@@ -112,3 +112,27 @@ def test_a_range_run_names_each_partition_whose_listing_failed_and_counts_as_fai
         "acne..nosuch: 4 created; 48 photos stored, 0 missing; FAILED nosuch - no such "
         "designer on Vogue: nosuch (HTTP 404)")
     assert crawl_totals([summary]).startswith("1 crawls, 1 failed (1 of their partitions): 4")
+
+
+def test_a_step_up_for_retry_says_why_and_when_even_without_verbose() -> None:
+    """Dagster's back-off grows to minutes; the command printed nothing meanwhile."""
+    retry = log_line({"__typename": "ExecutionStepUpForRetryEvent",
+                      "message": "Execution of step \"runway_show_listings\" failed and has "
+                                 "requested a retry in 19.241999755645196 seconds.",
+                      "timestamp": "1765000000123", "level": "ERROR",
+                      "stepKey": "runway_show_listings", "eventType": "STEP_UP_FOR_RETRY",
+                      "secondsToWait": 19.241999755645196,
+                      "error": {"className": "Failure", "message": "Failure: outer",
+                                "causes": [{"className": "ListingError", "message":
+                                            "ListingError: www.vogue.com did not answer\n"
+                                            "  more lines"}]}},
+                     "0123", "runway_crawl")
+
+    assert RunLog.PROGRESS.line(retry) == (
+        "warning: step runway_show_listings failed (ListingError: www.vogue.com did not "
+        "answer); Dagster runs it again in 19 s")
+    assert RunLog.QUIET.line(retry) is None
+    bare = LogLine("0123", "runway_crawl", 0.0, logging.ERROR, "failed; retry", "s",
+                   "STEP_UP_FOR_RETRY")
+    assert RunLog.PROGRESS.line(bare) == (
+        "warning: step s failed (failed; retry); Dagster runs it again")
