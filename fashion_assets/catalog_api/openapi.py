@@ -121,7 +121,8 @@ _LOOK_SEARCH = {"post": {
         "400": {"description": "Not a photo the search takes, or a bad parameter: `error` "
                                "says why, `reason` is a code (empty, html, not_an_image, "
                                "truncated, corrupt, too_many_pixels, undecodable, "
-                               "content_type, multipart, no_photo)."},
+                               "content_type, multipart, no_photo; client_gone, to a client that "
+                               "left before its upload ended)."},
         "401": {"description": "A token is configured and the request has none."},
         "413": {"description": "The photo is over the size the search takes (reason "
                                "too_large)."},

@@ -16,12 +16,13 @@ from collections.abc import AsyncGenerator
 
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from fashion_assets.domain.look_answers import TOO_LARGE, RefusedPhoto
 from fashion_assets.domain.numbers import whole_number
 
 PHOTO_FIELD = "photo"
+GONE = "client_gone"
 # What a form may add to the photo's bytes: boundaries, part headers, a few small fields.
 FORM_OVERHEAD = 64 * 1024
 _RAW_TYPES = ("image/", "application/octet-stream")
@@ -42,7 +43,11 @@ async def read_photo(request: Request, max_bytes: int) -> bytes:
     if declared is not None and declared > cap:
         raise _too_large(max_bytes)
     body = _counted(request, cap, max_bytes)
-    data = await _form_photo(request, body) if form else b"".join([c async for c in body])
+    try:
+        data = await _form_photo(request, body) if form else b"".join([c async for c in body])
+    except ClientDisconnect:  # nobody reads the answer; without this, a 500 and a traceback
+        raise RefusedPhoto(GONE, "the client closed the connection before its upload "
+                                 "ended") from None
     if len(data) > max_bytes:
         raise _too_large(max_bytes)
     return data

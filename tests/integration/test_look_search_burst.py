@@ -184,3 +184,4 @@ def test_a_burst_of_large_pngs_stays_within_the_apis_memory_bound(tmp_path: Path
         peak = memory_mb(pid, "VmHWM")
     assert statuses == Counter({200: 16})
     assert peak - idle < BURST_BOUND_MB, (idle, peak)
+
