@@ -16,7 +16,7 @@ from fashion_assets.catalog import progress as progress_catalog
 from fashion_assets.catalog.backpressure import peek, read_state
 from fashion_assets.catalog.coverage import coverage_report
 from fashion_assets.catalog.entities import RUNWAY, STREET
-from fashion_assets.catalog.promotion import approved_backlog
+from fashion_assets.catalog.promotion import waiting_for_promotion
 from fashion_assets.catalog.summary import DraftCounts, catalog_counts, pending_review
 from fashion_assets.domain.backpressure import BackpressureRules
 from fashion_assets.domain.coverage import CoverageRules
@@ -147,8 +147,7 @@ def catalog_status(engine: Engine, store_url: str, home: Path, *, count_store: b
                     "show_photos": counts.entries[RUNWAY.kind].photos,
                     "street_albums": counts.entries[STREET.kind].entries,
                     "street_photos": counts.entries[STREET.kind].photos},
-        "promotion_waiting": {b.kind: b.approved
-                              for b in approved_backlog(engine, (RUNWAY, STREET))},
+        "promotion_waiting": waiting_for_promotion(engine),
         "store": {"url": store.url, "objects": stats.objects if stats else None,
                   "bytes": stats.bytes if stats else None},
         "per_brand": [asdict(brand) for brand in counts.per_brand],

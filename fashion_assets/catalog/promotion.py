@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Connection, Engine, text
 
 from fashion_assets.catalog.db import is_postgres
-from fashion_assets.catalog.entities import EntityTables, contributes, same_entity
+from fashion_assets.catalog.entities import ENTITIES, EntityTables, contributes, same_entity
 from fashion_assets.catalog.looks import merge_entry_looks
 from fashion_assets.domain.coverage import kept_expected_sql
 from fashion_assets.domain.promotion import SOURCE_PRIORITY
@@ -123,6 +123,13 @@ def approved_backlog(engine: Engine, kinds: Sequence[EntityTables]) -> list[Back
     return [Backlog(str(kind), int(count or 0),
                     f"{int(count or 0)}:{int(ids or 0)}@{latest or ''}+{int(promoted or 0)}")
             for kind, count, ids, latest, promoted in rows]
+
+
+def waiting_for_promotion(engine: Engine) -> dict[str, int]:
+    """Per kind, the approved drafts no promotion has taken yet, counted as the sensor
+    does (``approved_backlog``): what ``status``, ``review approve`` and the review page
+    say waits."""
+    return {b.kind: b.approved for b in approved_backlog(engine, list(ENTITIES.values()))}
 
 
 def _promote_batch(engine: Engine, tables: EntityTables, batch_keys: int,

@@ -169,19 +169,12 @@ def review_approve(refs: list[Any], reason: str, confirm_no_photos: bool) -> Non
 def _promotion_hint(engine: Engine) -> None:
     """How the approved drafts that wait get promoted: nothing promotes them until a run of
     promote_approved_drafts, and its sensor starts stopped."""
+    from fashion_assets.catalog.promotion import waiting_for_promotion
     from fashion_assets.domain.promotion_text import waiting_hint
 
-    hint = waiting_hint(sum(_waiting(engine).values()), program())
+    hint = waiting_hint(sum(waiting_for_promotion(engine).values()), program())
     if hint:
         click.echo(hint)
-
-
-def _waiting(engine: Engine) -> dict[str, int]:
-    """Per kind, the approved drafts waiting for promotion, counted as the sensor does."""
-    from fashion_assets.catalog.entities import RUNWAY, STREET
-    from fashion_assets.catalog.promotion import approved_backlog
-
-    return {b.kind: b.approved for b in approved_backlog(engine, (RUNWAY, STREET))}
 
 
 @review.command("promote")
@@ -191,6 +184,7 @@ def review_promote(as_json: bool) -> None:
     (what the approved_drafts_sensor launches once turned on) through the Dagster
     deployment's run queue, its figures printed. When no approved draft waits, nothing is
     run."""
+    from fashion_assets.catalog.promotion import waiting_for_promotion
     from fashion_assets.domain.promotion_text import (
         failed_line,
         nothing_waits,
@@ -198,7 +192,7 @@ def review_promote(as_json: bool) -> None:
         promoted_line,
     )
 
-    waiting = _waiting(catalog_engine())
+    waiting = waiting_for_promotion(catalog_engine())
     if not sum(waiting.values()):
         if as_json:
             echo_json({"waiting": waiting, "launched": False})

@@ -36,6 +36,7 @@ from fashion_assets.catalog.look_review import (
     draft_looks,
 )
 from fashion_assets.catalog.progress import recent_outcomes
+from fashion_assets.catalog.promotion import waiting_for_promotion
 from fashion_assets.catalog.review import (
     ReviewError,
     count_drafts,
@@ -48,6 +49,7 @@ from fashion_assets.domain.looks import PairDecision
 from fashion_assets.domain.numbers import whole_number
 from fashion_assets.domain.passwords import DEFAULT_COST, Argon2Cost
 from fashion_assets.domain.progress import STUCK_THRESHOLD_S
+from fashion_assets.domain.promotion_text import waiting_hint
 from fashion_assets.domain.review import ACTIONS, EDITABLE, KINDS, STATUSES, DraftRef
 from fashion_assets.domain.sessions import DEFAULT_SESSION_RULES, SessionRules
 from fashion_assets.domain.sign_in_limits import DEFAULT_SIGN_IN_LIMITS, SignInLimits
@@ -174,12 +176,14 @@ class _Pages:
         drafts = await run_in_threadpool(self._list, view, limit=PAGE_SIZE, offset=view.pos)
         total = await run_in_threadpool(lambda: count_drafts(self.engine, **self._filters(view)))
         thumbs = await run_in_threadpool(first_photos, self.engine, drafts)
+        waiting = await run_in_threadpool(waiting_for_promotion, self.engine)
         page = {"next": view.query(pos=view.pos + PAGE_SIZE)
                 if view.pos + PAGE_SIZE < total else None,
                 "previous": view.query(pos=max(0, view.pos - PAGE_SIZE)) if view.pos else None}
         return self.render(request, "queue.html", drafts=drafts, thumbs=thumbs, view=view,
                            kinds=KINDS, statuses=STATUSES, page=page, total=total,
-                           bulk_max=BULK_MAX, queue=view.query(pos=0))
+                           bulk_max=BULK_MAX, queue=view.query(pos=0),
+                           promotion=waiting_hint(sum(waiting.values()), "fashion-assets"))
 
     async def draft(self, request: Request) -> Response:
         refused = await self.access.refused(request, writes=False)

@@ -32,6 +32,7 @@ from fashion_assets.domain.passwords import Argon2Cost
 from fashion_assets.review_app import create_app
 from fashion_assets.storage import ObjectStore, object_key
 from tests.catalog_db import query
+from tests.looks_catalog import promote_approved
 
 PASSWORD = "correct horse battery staple"
 EDITOR = "ana"
@@ -356,3 +357,18 @@ def test_serve_on_any_free_port_announces_the_port_it_got(tmp_path: Path) -> Non
     finally:
         server.terminate()
         server.wait(30)
+
+
+def test_the_queue_says_how_approved_drafts_get_promoted_while_they_wait(
+        site: str, engine: Engine, store: ObjectStore) -> None:
+    """Approving is not promoting: until a run of promote_approved_drafts (its sensor starts
+    stopped), the queue says how many wait and how they get promoted."""
+    draft = runway_draft(engine, store)
+    client = sign_in(site)
+    assert 'id="promotion-waiting"' not in client.get("/").text
+    page = f"/drafts/runway:{draft}"
+    client.post(f"{page}/approve", data={"csrf_token": token(client.get(page).text)})
+    assert ("1 approved draft waits for promotion into the catalog: fashion-assets review "
+            "promote promotes them now") in client.get("/").text
+    promote_approved(engine, store)
+    assert 'id="promotion-waiting"' not in client.get("/").text
