@@ -293,7 +293,9 @@ def test_cli_actions_report_each_draft_and_exit_1_on_any_refusal(cli: Engine,
                                                                 database_url: str) -> None:
     first, second = runway_draft(cli), runway_draft(cli, "theimpression")
 
-    assert run("approve", str(first)) == (0, f"draft {first}: approved\n")
+    code, out = run("approve", str(first))
+    assert code == 0 and out.splitlines()[0] == f"draft {first}: approved"
+    assert out.splitlines()[1].startswith("1 approved draft waits for promotion"), out
     code, out = run("approve", str(first), str(second))
     assert code == 1
     assert f"refused: draft {first} is approved already" in out
