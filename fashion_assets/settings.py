@@ -1,8 +1,8 @@
 """Settings from the environment, each with a documented default that works on a bare machine.
 
-One table (``SETTINGS``) names every variable, its default and what it is for; the README's
-configuration section and the Dagster resources are built from the same table, so the three
-cannot drift apart. Reading settings is a pure function of an environment mapping.
+One table (``SETTINGS``) names every variable, its default and what it is for; the table of
+docs/configuration.md (held to it by a test) and the Dagster resources come from it, so the
+three cannot drift apart. Reading settings is a pure function of an environment mapping.
 """
 
 from __future__ import annotations

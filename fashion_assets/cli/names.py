@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -24,6 +25,22 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 _CRAWL_FLAG = {"runway": "--season", "street": "--week"}
+
+
+class NameRef(click.ParamType):
+    """A pending name: its id (ASCII digits, by the one rule for numbers), else the name as
+    written."""
+
+    name = "name"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int | str:
+        if isinstance(value, int) or re.fullmatch(r"\s*[0-9]+\s*", str(value)):
+            return WholeNumber().convert(value, param, ctx)
+        return str(value)
+
+
+NAME = NameRef()
 
 
 @click.group()
@@ -68,39 +85,43 @@ def _release_line(release: Release) -> str:
 
 
 @names.command("approve")
-@click.argument("name_id", type=WholeNumber())
+@click.argument("name", type=NAME)
 @click.option("--slug", default=None, help="Slug of the new entity (default: from the name).")
 @click.option("--display-name", default=None, help="Display name (default: the name).")
-def names_approve(name_id: int, slug: str | None, display_name: str | None) -> None:
-    """Approve a pending name as a new brand or city; the articles waiting for it go on."""
+def names_approve(name: int | str, slug: str | None, display_name: str | None) -> None:
+    """Approve a pending name (its id, or the name as written) as a new brand or city; the
+    articles waiting for it go on."""
     from fashion_assets.catalog.names import approve_name
 
     if slug is not None:
         checked_slug(slug, "slug")
-    release = _name_action(lambda e: approve_name(e, name_id, editor=editor(), slug=slug,
-                                                  display_name=display_name))
+    release = _name_action(lambda e: approve_name(e, _pending_id(e, name), editor=editor(),
+                                                  slug=slug, display_name=display_name))
     click.echo("approved: " + _release_line(release))
 
 
 @names.command("merge")
-@click.argument("name_id", type=WholeNumber())
+@click.argument("name", type=NAME)
 @click.argument("into")
-def names_merge(name_id: int, into: str) -> None:
-    """Merge a pending name into an existing brand or city (INTO is its slug): the name
-    becomes an alias, and the articles waiting for it go on under that entity."""
+def names_merge(name: int | str, into: str) -> None:
+    """Merge a pending name (its id, or the name as written) into an existing brand or city
+    (INTO is its slug): the name becomes an alias, and the articles waiting for it go on
+    under that entity."""
     from fashion_assets.catalog.names import merge_name
 
-    release = _name_action(lambda e: merge_name(e, name_id, into, editor=editor()))
+    release = _name_action(lambda e: merge_name(e, _pending_id(e, name), into,
+                                                editor=editor()))
     click.echo("merged: " + _release_line(release))
 
 
 @names.command("dismiss")
-@click.argument("name_id", type=WholeNumber())
-def names_dismiss(name_id: int) -> None:
-    """Dismiss a pending name (it is no brand or city): its waiting articles are dropped."""
+@click.argument("name", type=NAME)
+def names_dismiss(name: int | str) -> None:
+    """Dismiss a pending name (its id, or the name as written): it is no brand or city, and
+    its waiting articles are dropped."""
     from fashion_assets.catalog.names import dismiss_name
 
-    dismissed = _name_action(lambda e: dismiss_name(e, name_id, editor=editor()))
+    dismissed = _name_action(lambda e: dismiss_name(e, _pending_id(e, name), editor=editor()))
     click.echo(f"dismissed: {dismissed.name!r}")
 
 
@@ -113,3 +134,22 @@ def _name_action(action: Callable[[Engine], T]) -> T:
         return action(catalog_engine())
     except NameActionError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _pending_id(engine: Engine, name: int | str) -> int:
+    """The pending name an editor means: its id, or the name as ``names list`` writes it,
+    matched as sources' names are; two pending names of one spelling (a brand and a city)
+    need the id."""
+    from fashion_assets.catalog.names import NameActionError
+    from fashion_assets.catalog.pending_names import list_pending
+    from fashion_assets.domain.names import named_by
+
+    if isinstance(name, int):
+        return name
+    found = named_by(name, ((n.id, n.name) for n in list_pending(engine)))
+    if not found:
+        raise NameActionError(f"no pending name {name!r} (`{program()} names list` shows them)")
+    if len(found) > 1:
+        raise NameActionError(f"{name!r} is {len(found)} pending names (ids "
+                              f"{', '.join(map(str, found))}): give the id")
+    return found[0]
