@@ -14,8 +14,12 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests.conftest import normal_brands, pipeline_env
+from tests.pipeline import crawl_brands
 
 PG_ENV = "FASHION_TEST_DATABASE_URL"
 PHOTO = "{photo}"  # a file ``one_line`` writes into the test's folder, for looks find
@@ -97,7 +101,7 @@ def test_a_data_folder_nobody_may_write_is_one_line(args: tuple[str, ...], insid
     ("FASHION_DATABASE_URL", "sqlite:///{file}/catalog.db", ("status",)),
     ("DAGSTER_HOME", "{file}/dagster", ("crawl", "--brand", "acne-studios")),
     ("FASHION_STORE_URL", "file://{file}/objects", ("crawl", "--brand", "acne-studios")),
-], ids=lambda value: value if isinstance(value, str) and value.isupper() else "")
+], ids=["FASHION_DATABASE_URL", "DAGSTER_HOME", "FASHION_STORE_URL"])
 def test_a_folder_another_setting_names_is_said_with_that_setting(
         setting: str, value: str, args: tuple[str, ...], tmp_path: Path) -> None:
     file = tmp_path / "file"
@@ -111,7 +115,7 @@ def test_a_folder_another_setting_names_is_said_with_that_setting(
 @pytest.mark.parametrize(("url", "said", "args"), [
     *(("garbage", "store URL 'garbage' has no scheme", args) for args in STORE_COMMANDS),
     ("ftp://x", "store URL 'ftp://x' has unknown scheme 'ftp'", ("status",))],
-    ids=lambda value: named(value) if isinstance(value, tuple) else "")
+    ids=[f"garbage-{named(args)}" for args in STORE_COMMANDS] + ["ftp-status"])
 def test_a_store_url_that_is_none_is_one_line(url: str, said: str, args: tuple[str, ...],
                                               tmp_path: Path) -> None:
     """A ValueError traceback before (status, the servers); crawl and store heal sat in
@@ -160,7 +164,7 @@ def test_a_catalog_database_that_is_not_there_is_one_line(args: tuple[str, ...],
     assert "s3cret" not in line
 
 
-def test_a_crawl_with_a_store_url_that_is_none_ends_at_once(replica: object,
+def test_a_crawl_with_a_store_url_that_is_none_ends_at_once(replica: Any,
                                                             tmp_path: Path) -> None:
     """With the replica's settings, as the README gives them: the command ends before a
     deployment is started or a page fetched (it sat through its run's retries, minutes)."""
@@ -172,3 +176,23 @@ def test_a_crawl_with_a_store_url_that_is_none_ends_at_once(replica: object,
     assert line.endswith(" (FASHION_STORE_URL)"), line
     assert time.monotonic() - started < 30
     assert not (tmp_path / "dagster").exists()  # no instance made, no deployment started
+
+
+def test_a_run_fails_for_good_on_a_store_url_that_is_none(replica: Any, dagster_instance: Any,
+                                                         tmp_path: Path) -> None:
+    """A run started without the command (the Dagster UI, a schedule) fails its step once,
+    with the command's line: Dagster retried it under the crawl's retry policy, minutes
+    apart, for a setting no retry changes."""
+    from dagster import DagsterEventType
+
+    env = pipeline_env(tmp_path, f"sqlite:///{tmp_path / 'catalog.db'}", "garbage", replica)
+    [summary] = crawl_brands([normal_brands(replica)[0].slug], dagster_instance, env)
+    assert not summary["success"]
+    [run] = dagster_instance.get_run_records()
+    logs = dagster_instance.all_logs(run.dagster_run.run_id)
+    assert not [e for e in logs if e.dagster_event
+                and e.dagster_event.event_type == DagsterEventType.STEP_UP_FOR_RETRY]
+    [failure] = [e.dagster_event for e in logs if e.dagster_event
+                 and e.dagster_event.event_type == DagsterEventType.STEP_FAILURE]
+    said = failure.step_failure_data.error.message
+    assert "store URL 'garbage' has no scheme" in said and "(FASHION_STORE_URL)" in said, said
