@@ -257,6 +257,12 @@ def dagster_home(env: Mapping[str, str] | None = None) -> Path:
     return Path(explicit).expanduser() if explicit else home_dir(env) / "dagster"
 
 
+def setting_behind(env: Mapping[str, str], name: str) -> str:
+    """The variable a user changes to move what setting ``name`` places: ``name`` itself when
+    the environment sets it, else FASHION_HOME, under which its default lies."""
+    return name if env.get(name, "").strip() else "FASHION_HOME"
+
+
 def database_url(env: Mapping[str, str] | None = None) -> str:
     env = os.environ if env is None else env
     return setting(env, "FASHION_DATABASE_URL") or f"sqlite:///{home_dir(env) / 'catalog.db'}"

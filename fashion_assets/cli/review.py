@@ -264,7 +264,7 @@ def review_serve(host: str, port: int) -> None:
     from fashion_assets.review_app import create_app, is_loopback
     from fashion_assets.review_app.hosts import answered_hosts, trusted_proxies, url_host
     from fashion_assets.review_app.server import listening_socket, timed_config
-    from fashion_assets.storage import open_store
+    from fashion_assets.storage import answering_store
 
     try:
         head_s = settings.positive_int(os.environ, "FASHION_REVIEW_HEAD_TIMEOUT")
@@ -281,7 +281,7 @@ def review_serve(host: str, port: int) -> None:
             "--admin) or use --host 127.0.0.1")
     sock = listening_socket(host, port)
     port = sock.getsockname()[1]  # the port it got, when asked for any (0)
-    store = open_store(settings.store_url(), home=settings.home_dir())
+    store = answering_store(settings.store_url(), home=settings.home_dir())
     with queue_instance() as (instance, note):  # the /crawler page's run queue
         app = create_app(engine, store, editor_name=os.environ.get("FASHION_EDITOR") or "web",
                          instance=instance, secure_cookies=settings.parse_bool(
