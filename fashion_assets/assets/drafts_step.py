@@ -26,6 +26,7 @@ from fashion_assets.crawl.store_heal import heal_after_ingest
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.ingest import Outcome
 from fashion_assets.domain.store_heal import HealReport
+from fashion_assets.domain.wording import counted
 from fashion_assets.progress import ProgressLog
 from fashion_assets.resources import CrawlerResource
 from fashion_assets.storage import ObjectStore
@@ -87,5 +88,5 @@ def _photos(result: IngestResult[Any]) -> str:
     """A repair may fetch photos the draft holds already (under new URLs): it says how many
     of those it fetched were new to the draft."""
     if result.outcome in (Outcome.REPAIRED, Outcome.UNREPAIRED):
-        return f"{result.photos_added} photos added of {result.images_stored} fetched"
+        return f"{counted(result.photos_added, 'photo')} added of {result.images_stored} fetched"
     return f"{result.images_stored} stored"

@@ -16,6 +16,7 @@ from fashion_assets.cli.common import (
     editor,
     program,
 )
+from fashion_assets.domain.wording import counted
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -50,7 +51,8 @@ def names() -> None:
 
 @names.command("list")
 @click.option("--status", type=click.Choice(["pending", "approved", "merged", "dismissed",
-                                             "all"]), default="pending", show_default=True)
+                                             "all"]), default="pending", show_default=True,
+              help="Only names an editor left in this status (all: every name).")
 @click.option("--kind", type=click.Choice(["brand", "city"]), default=None,
               help="Only brands or only cities.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
@@ -76,12 +78,19 @@ def names_list(status: str, kind: str | None, as_json: bool) -> None:
                    f"from {n.source} ({n.example_url}){also}")
 
 
-def _release_line(release: Release) -> str:
-    """What a decision let go on, and the crawl that drafts the released shows and weeks."""
+def _release_line(release: Release, became: str) -> str:
+    """What the name ``became`` ("the new", "another name of the") its entity, what that
+    let go on, and the crawl that drafts the released shows and weeks. Only a city is given
+    to shows (those whose title named it): a brand's line says nothing of shows, rather
+    than "0 shows given the city"."""
     crawls = " ".join(f"{_CRAWL_FLAG[kind]} {key}" for kind, key in release.partitions)
-    text = (f"{release.name.name!r} -> {release.entity_slug}: {release.articles_released} "
-            f"waiting articles released, {release.shows_updated} shows given the city")
-    return text + (f"; draft them with: {program()} crawl {crawls}" if crawls else "")
+    done = [counted(release.articles_released, "waiting article") + " released"]
+    if release.name.kind == "city":
+        done.append(counted(release.shows_updated, "show") + " given the city")
+    text = (f"{release.name.name!r} is {became} {release.name.kind} {release.entity_slug}: "
+            + ", ".join(done))
+    return text + (f"; draft {'it' if release.articles_released == 1 else 'them'} with: "
+                   f"{program()} crawl {crawls}" if crawls else "")
 
 
 @names.command("approve")
@@ -97,7 +106,7 @@ def names_approve(name: int | str, slug: str | None, display_name: str | None) -
         checked_slug(slug, "slug")
     release = _name_action(lambda e: approve_name(e, _pending_id(e, name), editor=editor(),
                                                   slug=slug, display_name=display_name))
-    click.echo("approved: " + _release_line(release))
+    click.echo("approved: " + _release_line(release, "the new"))
 
 
 @names.command("merge")
@@ -111,7 +120,7 @@ def names_merge(name: int | str, into: str) -> None:
 
     release = _name_action(lambda e: merge_name(e, _pending_id(e, name), into,
                                                 editor=editor()))
-    click.echo("merged: " + _release_line(release))
+    click.echo("merged: " + _release_line(release, "now another name of the"))
 
 
 @names.command("dismiss")

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fashion_assets.domain.wording import counted
 from fashion_assets.sources.registry import RUNWAY_PARTITION_NAMES, Source, runway_sources
 
 
@@ -231,9 +232,10 @@ def _done_line(s: Mapping[str, Any], program: str) -> str:
         return f"{s['partition']}: {text}"
     lost = s.get("photos_lost", 0)
     return (f"{s['partition']}: {text}; "
-            f"{s.get('images_stored', 0)} photos stored, {s.get('images_missing', 0)} missing"
-            + (f"; {s.get('photos_healed', 0)} of {lost} photos lost from the store fetched "
-               "again" if lost else ""))
+            f"{counted(s.get('images_stored', 0), 'photo')} stored, "
+            f"{s.get('images_missing', 0)} missing"
+            + (f"; {s.get('photos_healed', 0)} of {counted(lost, 'photo')} lost from the store "
+               "fetched again" if lost else ""))
 
 
 def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
@@ -244,7 +246,8 @@ def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
     stored = sum(s.get("images_stored", 0) for s in summaries)
     missing = sum(s.get("images_missing", 0) for s in summaries)
     waiting = sum(s.get("waiting_for_name", 0) for s in summaries)
-    return (f"{len(summaries)} crawls, {failed} failed"
+    return (f"{counted(len(summaries), 'crawl')}, {failed} failed"
             + (f" ({partitions} of their partitions)" if partitions else "")
-            + f": {created} drafts created, {stored} photos stored, {missing} missing; "
-            f"{waiting} articles wait for a name")
+            + f": {counted(created, 'draft')} created, {counted(stored, 'photo')} stored, "
+            f"{missing} missing; {counted(waiting, 'article')} "
+            f"{'waits' if waiting == 1 else 'wait'} for a name")

@@ -230,7 +230,7 @@ def test_crawl_all_runs_the_brands_in_batches_and_coverage_is_listed_and_retried
     assert "gave up" in run("status")[1]
     assert run("coverage", "retry")[0] == 2
     code, out = run("coverage", "retry", "--brand", HOSTILE_BRAND)
-    assert code == 0 and out.startswith("1 given-up shows"), out
+    assert code == 0 and out.startswith("1 given-up show will be re-fetched"), out
     assert "0 given up" in run("coverage", "list")[1]
 
 

@@ -111,7 +111,7 @@ def test_a_range_run_names_each_partition_whose_listing_failed_and_counts_as_fai
     assert summary_line(summary) == (
         "acne..nosuch: 4 created; 48 photos stored, 0 missing; FAILED nosuch - no such "
         "designer on Vogue: nosuch (HTTP 404)")
-    assert crawl_totals([summary]).startswith("1 crawls, 1 failed (1 of their partitions): 4")
+    assert crawl_totals([summary]).startswith("1 crawl, 1 failed (1 of their partitions): 4")
 
 
 def test_a_step_up_for_retry_says_why_and_when_even_without_verbose() -> None:
