@@ -98,8 +98,8 @@ def _release_line(release: Release, became: str) -> str:
 @click.option("--slug", default=None, help="Slug of the new entity (default: from the name).")
 @click.option("--display-name", default=None, help="Display name (default: the name).")
 def names_approve(name: int | str, slug: str | None, display_name: str | None) -> None:
-    """Approve a pending name (its id, or the name as written) as a new brand or city; the
-    articles waiting for it go on."""
+    """Approve pending name NAME (its id, or the name as names list writes it) as a new
+    brand or city; the articles waiting for it go on."""
     from fashion_assets.catalog.names import approve_name
 
     if slug is not None:
@@ -113,9 +113,9 @@ def names_approve(name: int | str, slug: str | None, display_name: str | None) -
 @click.argument("name", type=NAME)
 @click.argument("into")
 def names_merge(name: int | str, into: str) -> None:
-    """Merge a pending name (its id, or the name as written) into an existing brand or city
-    (INTO is its slug): the name becomes an alias, and the articles waiting for it go on
-    under that entity."""
+    """Merge pending name NAME (its id, or the name as names list writes it) into an
+    existing brand or city (INTO is its slug): the name becomes an alias, and the articles
+    waiting for it go on under that entity."""
     from fashion_assets.catalog.names import merge_name
 
     release = _name_action(lambda e: merge_name(e, _pending_id(e, name), into,
@@ -126,8 +126,8 @@ def names_merge(name: int | str, into: str) -> None:
 @names.command("dismiss")
 @click.argument("name", type=NAME)
 def names_dismiss(name: int | str) -> None:
-    """Dismiss a pending name (its id, or the name as written): it is no brand or city, and
-    its waiting articles are dropped."""
+    """Dismiss pending name NAME (its id, or the name as names list writes it): it is no
+    brand or city, and its waiting articles are dropped."""
     from fashion_assets.catalog.names import dismiss_name
 
     dismissed = _name_action(lambda e: dismiss_name(e, _pending_id(e, name), editor=editor()))
