@@ -68,11 +68,12 @@ def status(as_json: bool, count_store: bool) -> None:
 
 def _automation(engine: Engine) -> dict[str, Any]:
     """Backpressure and coverage under the rules the crawler resource runs with."""
-    from fashion_assets.resources import resources_from_env
+    from fashion_assets import crawler_settings
     from fashion_assets.status import automation_status
 
-    crawler = resources_from_env()["crawler"]
-    return automation_status(engine, crawler.coverage_rules(), crawler.backpressure_rules())
+    crawler = crawler_settings.from_env()
+    return automation_status(engine, crawler_settings.coverage_rules(crawler),
+                             crawler_settings.backpressure_rules(crawler))
 
 
 def _echo_automation(automation: Mapping[str, Any], limit: int = 5) -> None:
