@@ -1,7 +1,8 @@
 """The read-only commands start without what they do not use (issue 37: 3.4-4 s each, 2.2 s
 of it importing Dagster and the resources): no Dagster, no boto3 for a file store, no
-crawler. Asserted on the modules the real command imports (``python -X importtime``), not on
-its time, which a shared machine's load decides; ``bench/cli_startup.py`` times them."""
+crawler, no HTML parser. Asserted on the modules the real command imports (``python -X
+importtime``), not on its time, which a shared machine's load decides;
+``bench/cli_startup.py`` times them."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ import pytest
 READ_ONLY = (("--help",), ("brands", "list"), ("review", "list"), ("review", "show", "1"),
              ("names", "list"), ("coverage", "list"), ("editors", "list"),
              ("store", "missing"), ("status",))
-UNNEEDED = ("dagster", "boto3", "aiohttp", "uvicorn")
-"""Dagster (a second to import), the S3 client, the crawler's HTTP client, the servers."""
+UNNEEDED = ("dagster", "boto3", "aiohttp", "uvicorn", "parsel", "lxml", "pandas")
+"""Dagster (a second to import), the S3 client, the crawler's HTTP client, the servers, the
+HTML parser, pandas."""
 
 
 def command(args: tuple[str, ...], database_url: str, home: Path, **env: str
