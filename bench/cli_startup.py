@@ -1,6 +1,6 @@
 """How long the read-only commands take, as a user types them (issue 37).
 
-    python -m bench.cli_startup [--times 10] [--database-url URL] [--write]
+    python -m bench.cli_startup [--times 10] [--database-url URL]
 
 Each read-only command (``fashion-assets --help``, ``brands list``, ``review list``,
 ``review show``, ``names list``, ``coverage list``, ``editors list``, ``store missing``,
@@ -13,10 +13,10 @@ server's admin URL) a fresh PostgreSQL database, dropped afterwards.
 
 Printed: each command's median and slowest wall time and its median CPU time (user and
 system: what a shared machine's other processes inflate far less), beside those of
-``python -c pass``, the interpreter's own start, the floor no command goes under; with
-``--write`` also the "Read-only commands" section of docs/performance.md. The target: every
-one under a second. ``FASHION_BENCH_CHECKOUT=<folder>`` measures another checkout's code
-(``bench/common.py``: ``checkout_env``).
+``python -c pass``, the interpreter's own start, the floor no command goes under, and the
+machine's load average before and after (docs/performance.md, "Read-only commands", has the
+figures). The target: every one under a second. ``FASHION_BENCH_CHECKOUT=<folder>``
+measures another checkout's code (``bench/common.py``: ``checkout_env``).
 """
 
 from __future__ import annotations
@@ -34,11 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.common import BIN, ROOT, checkout_env, machine_sentence
-from bench.reliability_report import publish
+from bench.common import BIN, checkout_env, machine_sentence
 
-DOC = ROOT / "docs" / "performance.md"
-HEADING = "Read-only commands (issue 37)"
 TARGET_S = 1.0
 BRANDS, RUNWAY_DRAFTS, PHOTOS, STREET_DRAFTS, RUNS = 60, 600, 40, 100, 30
 COMMANDS: tuple[tuple[str, ...], ...] = (
@@ -151,6 +148,7 @@ def table(rows: Sequence[tuple[str, Timed]]) -> str:
 
 def run(times: int, admin_url: str | None) -> str:
     """Every command's figures, the floor first, as a markdown table with its preamble."""
+    load_before = os.getloadavg()[0]
     with catalog(admin_url) as env:
         rows = [("python -c pass", timed([sys.executable, "-c", "pass"], env, times))]
         for args in COMMANDS:
@@ -166,7 +164,8 @@ def run(times: int, admin_url: str | None) -> str:
             + (" --database-url URL" if admin_url else "") + f"`: each command {times} times"
             f" through the console script, on a {database} catalog of {BRANDS} brands, "
             f"{RUNWAY_DRAFTS} runway drafts of {PHOTOS} photo rows and {STREET_DRAFTS} street "
-            f"drafts, beside a Dagster instance of {RUNS} ended runs.\n\n{table(rows)}\n\n"
+            f"drafts, beside a Dagster instance of {RUNS} ended runs; load average "
+            f"{load_before:.1f} before, {os.getloadavg()[0]:.1f} after.\n\n{table(rows)}\n\n"
             + machine_sentence())
 
 
@@ -176,10 +175,8 @@ def main() -> None:
     parser.add_argument("--database-url", default=None,
                         help="A PostgreSQL server's admin URL: the catalog is a fresh "
                              "database on it (SQLite in FASHION_HOME when not given).")
-    parser.add_argument("--write", action="store_true",
-                        help=f"Also write the {HEADING!r} section of docs/performance.md.")
     args = parser.parse_args()
-    publish(run(args.times, args.database_url), HEADING, DOC, args.write)
+    print(run(args.times, args.database_url))
 
 
 if __name__ == "__main__":
