@@ -29,6 +29,12 @@ from fashion_assets.crawl.base import CrawlLimits, SourceSite
 from fashion_assets.crawl.budget import HostBudget
 from fashion_assets.crawl.galleries import source_site
 from fashion_assets.crawl.http import Fetcher, HttpPolicy
+from fashion_assets.crawler_settings import (
+    CRAWLER_ENV,
+    backpressure_rules,
+    checked_setting,
+    coverage_rules,
+)
 from fashion_assets.domain.backpressure import BackpressureRules
 from fashion_assets.domain.coverage import CoverageRules, RepairRules
 from fashion_assets.domain.discovery import DiscoveryScope
@@ -174,14 +180,10 @@ class CrawlerResource(ConfigurableResource):
     infra_retry_seconds: float
 
     def backpressure_rules(self) -> BackpressureRules:
-        return BackpressureRules(
-            pause_pending=self.backpressure_pause_pending,
-            alert_pending=self.backpressure_alert_pending,
-            pause_failed=self.backpressure_pause_failed,
-            alert_failed=self.backpressure_alert_failed)
+        return backpressure_rules(lambda field: getattr(self, field))
 
     def coverage_rules(self) -> CoverageRules:
-        return CoverageRules(tolerance=self.coverage_tolerance, fallback=self.coverage_fallback)
+        return coverage_rules(lambda field: getattr(self, field))
 
     def repair_rules(self) -> RepairRules:
         return RepairRules(max_attempts=self.repair_max_attempts, backoff_s=self.repair_backoff,
@@ -217,49 +219,6 @@ class CrawlerResource(ConfigurableResource):
         )
 
 
-# Resource field -> environment variable, for every field that has one.
-_CRAWLER_ENV = {
-    "image_concurrency": "FASHION_IMAGE_CONCURRENCY",
-    "host_concurrency": "FASHION_HOST_CONCURRENCY",
-    "page_delay": "FASHION_PAGE_DELAY",
-    "host_image_concurrency": "FASHION_HOST_IMAGE_CONCURRENCY",
-    "throttle_restore_seconds": "FASHION_THROTTLE_RESTORE_SECONDS",
-    "throttle_restore_successes": "FASHION_THROTTLE_RESTORE_SUCCESSES",
-    "show_concurrency": "FASHION_SHOW_CONCURRENCY",
-    "coverage_tolerance": "FASHION_COVERAGE_TOLERANCE",
-    "coverage_fallback": "FASHION_COVERAGE_FALLBACK",
-    "repair_max_attempts": "FASHION_REPAIR_MAX_ATTEMPTS",
-    "repair_backoff": "FASHION_REPAIR_BACKOFF",
-    "repair_backoff_cap": "FASHION_REPAIR_BACKOFF_CAP",
-    "repair_shows_per_tick": "FASHION_REPAIR_SHOWS_PER_TICK",
-    "backpressure_pause_pending": "FASHION_BACKPRESSURE_PAUSE_PENDING",
-    "backpressure_alert_pending": "FASHION_BACKPRESSURE_ALERT_PENDING",
-    "backpressure_pause_failed": "FASHION_BACKPRESSURE_PAUSE_FAILED",
-    "backpressure_alert_failed": "FASHION_BACKPRESSURE_ALERT_FAILED",
-    "stuck_after_seconds": "FASHION_STUCK_AFTER_SECONDS",
-    "heartbeat_seconds": "FASHION_HEARTBEAT_SECONDS",
-    "infra_retry_seconds": "FASHION_INFRA_RETRY_SECONDS",
-    "http_timeout": "FASHION_HTTP_TIMEOUT",
-    "http_deadline": "FASHION_HTTP_DEADLINE",
-    "http_min_rate": "FASHION_HTTP_MIN_RATE",
-    "http_retries": "FASHION_HTTP_RETRIES",
-    "retry_backoff": "FASHION_RETRY_BACKOFF",
-    "max_retry_after": "FASHION_MAX_RETRY_AFTER",
-    "max_image_bytes": "FASHION_MAX_IMAGE_BYTES",
-    "max_image_pixels": "FASHION_MAX_IMAGE_PIXELS",
-    "max_page_bytes": "FASHION_MAX_PAGE_BYTES",
-    "obey_robots": "FASHION_OBEY_ROBOTS",
-    "photos_with_manifests": "FASHION_PHOTOS_WITH_MANIFESTS",
-    "user_agent": "FASHION_USER_AGENT",
-}
-
-
-# Numbers for which 0 makes sense: no retries, no delay between page requests, every photo,
-# the directory alone.
-_ZERO_ALLOWED = frozenset({"FASHION_HTTP_RETRIES", "FASHION_PAGE_DELAY",
-                           "FASHION_COVERAGE_TOLERANCE", "FASHION_DISCOVERY_SEASONS"})
-
-
 def _value(env: Mapping[str, str], name: str, kind: type, as_env_var: bool,
            default: str | None = None) -> Any:
     """The setting's value, checked now so a bad one fails with its name at load time.
@@ -267,13 +226,7 @@ def _value(env: Mapping[str, str], name: str, kind: type, as_env_var: bool,
     Returned as ``EnvVar`` when set in the process environment and Dagster can read it
     itself (the UI then shows the variable's name, never its value).
     """
-    raw = settings.setting(env, name, default)
-    try:
-        value = settings.parse_bool(raw) if kind is bool else kind(raw)
-    except ValueError:
-        raise ValueError(f"{name}={raw!r} is not a valid {kind.__name__}") from None
-    if kind in (int, float) and (value < 0 or (value == 0 and name not in _ZERO_ALLOWED)):
-        raise ValueError(f"{name}={raw!r} must be positive")
+    value = checked_setting(env, name, kind, default)
     if as_env_var and env.get(name, "").strip() and kind in (int, str):
         return EnvVar.int(name) if kind is int else EnvVar(name)
     return value
@@ -291,7 +244,7 @@ def resources_from_env(env: Mapping[str, str] | None = None,
     env = os.environ if env is None else env
     fields = CrawlerResource.model_fields
     crawler = {name: _value(env, var, fields[name].annotation, as_env_var)
-               for name, var in _CRAWLER_ENV.items()}
+               for name, var in CRAWLER_ENV.items()}
     return {
         "catalog": CatalogResource(
             database_url=_value(env, "FASHION_DATABASE_URL", str, as_env_var)

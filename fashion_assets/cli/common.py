@@ -10,7 +10,7 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -98,6 +98,19 @@ def program() -> str:
 def echo_json(value: Any, default: Callable[[Any], Any] | None = None) -> None:
     """Print ``value`` indented, the one shape of every ``--json`` output (for scripts)."""
     click.echo(json.dumps(value, indent=2, default=default))
+
+
+def text_table(rows: Sequence[Mapping[str, Any]]) -> str:
+    """``rows`` as a table under their keys, every column right-aligned to its widest cell,
+    two spaces apart: the per-brand counts of ``status`` (pandas printed them, and its
+    import was more than half a second of the command's CPU)."""
+    if not rows:
+        return ""
+    cells = [list(rows[0]), *([str(value) for value in row.values()] for row in rows)]
+    widths = [max(len(str(line[column])) for line in cells) for column in range(len(cells[0]))]
+    return "\n".join("  ".join(str(cell).rjust(width) for cell, width in zip(line, widths,
+                                                                             strict=True))
+                     for line in cells)
 
 
 @contextlib.contextmanager

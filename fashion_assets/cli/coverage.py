@@ -29,10 +29,10 @@ def coverage_list(limit: int, as_json: bool) -> None:
     next attempt, or why it gave up; those it still repairs first."""
     from dataclasses import asdict
 
+    from fashion_assets import crawler_settings
     from fashion_assets.catalog.coverage import coverage_report, incomplete_shows
-    from fashion_assets.resources import resources_from_env
 
-    rules = resources_from_env()["crawler"].coverage_rules()
+    rules = crawler_settings.coverage_rules(crawler_settings.from_env())
     engine, now = catalog_engine(), datetime.now(UTC)
     report = coverage_report(engine, rules, now, limit=limit)
     shows = incomplete_shows(engine, rules, limit=limit)

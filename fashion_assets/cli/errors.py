@@ -39,6 +39,8 @@ class OneLineErrors(click.Group):
             if message:
                 click.echo(message, err=True)
             raise
+        except click.ClickException:  # already the one line: one_line's imports not needed
+            raise
         except Exception as exc:
             line = one_line(exc)
             if line is None:

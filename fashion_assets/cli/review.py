@@ -267,8 +267,8 @@ def review_serve(host: str, port: int) -> None:
     """
     import uvicorn
 
+    from fashion_assets import crawler_settings
     from fashion_assets.catalog.editors import has_editors
-    from fashion_assets.resources import resources_from_env
     from fashion_assets.review_app import create_app, is_loopback
     from fashion_assets.review_app.hosts import answered_hosts, trusted_proxies, url_host
     from fashion_assets.review_app.server import listening_socket, timed_config
@@ -296,7 +296,7 @@ def review_serve(host: str, port: int) -> None:
                              settings.setting(os.environ, "FASHION_REVIEW_SECURE_COOKIES")),
                          hosts=answered_hosts(host, settings.setting(os.environ,
                                                                      "FASHION_REVIEW_HOSTS")),
-                         coverage=resources_from_env()["crawler"].coverage_rules())
+                         coverage=crawler_settings.coverage_rules(crawler_settings.from_env()))
         click.echo(f"review page on http://{url_host(host)}:{port}/"
                    + ("" if accounts else " (no editor accounts yet: open to this machine)"))
         if note:

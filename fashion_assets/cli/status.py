@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from fashion_assets import settings
-from fashion_assets.cli.common import catalog_engine, echo_json, program, queue_instance
+from fashion_assets.cli.common import (
+    catalog_engine,
+    echo_json,
+    program,
+    queue_instance,
+    text_table,
+)
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -61,18 +67,17 @@ def status(as_json: bool, count_store: bool) -> None:
                f"cities; {report['waiting_for_name']} articles wait for them"
                + (f" ({program()} names list)" if sum(pending.values()) else ""))
     if report["per_brand"]:
-        import pandas as pd
-
-        click.echo("\n" + pd.DataFrame(report["per_brand"]).to_string(index=False))
+        click.echo("\n" + text_table(report["per_brand"]))
 
 
 def _automation(engine: Engine) -> dict[str, Any]:
     """Backpressure and coverage under the rules the crawler resource runs with."""
-    from fashion_assets.resources import resources_from_env
+    from fashion_assets import crawler_settings
     from fashion_assets.status import automation_status
 
-    crawler = resources_from_env()["crawler"]
-    return automation_status(engine, crawler.coverage_rules(), crawler.backpressure_rules())
+    crawler = crawler_settings.from_env()
+    return automation_status(engine, crawler_settings.coverage_rules(crawler),
+                             crawler_settings.backpressure_rules(crawler))
 
 
 def _echo_automation(automation: Mapping[str, Any], limit: int = 5) -> None:

@@ -10,13 +10,15 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
-
-from parsel import Selector
+from typing import TYPE_CHECKING
 
 from fashion_assets.domain.hosts import HostPolicy, check_url
 from fashion_assets.sources import theimpression_markup as markup
 from fashion_assets.sources.errors import PageParseError
 from fashion_assets.sources.fields import clean_text, dimension, quote
+
+if TYPE_CHECKING:
+    from parsel import Selector
 
 _DENSITY_RE = re.compile(r"[0-9]{1,4}(?:\.[0-9]{1,4})?")
 # Blocks inside an article body whose images are not gallery photos. "ad" is matched as a

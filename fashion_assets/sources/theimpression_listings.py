@@ -6,12 +6,15 @@ next page, never photos, so they are read apart from the article pages that hold
 
 from __future__ import annotations
 
-from parsel import Selector
+from typing import TYPE_CHECKING
 
 from fashion_assets.sources import theimpression_markup as markup
 from fashion_assets.sources.errors import PageParseError
 from fashion_assets.sources.fields import SLUG_RE, UNSTORABLE_RE, clean_text, quote
 from fashion_assets.sources.pages import ListedArticle, ListingPage
+
+if TYPE_CHECKING:
+    from parsel import Selector
 
 # Where the listing's entries and headings are never found.
 _NOT_CONTENT_TAGS = frozenset({"aside", "nav", "footer", "header", "template"})

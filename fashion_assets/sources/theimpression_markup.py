@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
-
-from parsel import Selector
 
 from fashion_assets.sources.errors import PageParseError
 from fashion_assets.sources.fields import MAX_URL_CHARS, UNSTORABLE_RE, check_page_size, quote
+
+if TYPE_CHECKING:
+    from parsel import Selector
 
 PUBLIC_HOSTS = frozenset({"theimpression.com", "www.theimpression.com"})
 
@@ -74,7 +75,11 @@ class Notes:
 
 def page_selector(html: str) -> Selector:
     """Parse HTML; lone surrogates (unencodable, they crash lxml) become U+FFFD first, and
-    the controls XML forbids DEL (``_XML_CONTROL_RE``)."""
+    the controls XML forbids DEL (``_XML_CONTROL_RE``). The parser is imported here, by the
+    page that needs it: the settings table reads this source's declaration, and every
+    command would otherwise import lxml for nothing."""
+    from parsel import Selector
+
     if not isinstance(html, str):
         raise PageParseError("bad_value", f"page is {type(html).__name__}, not text")
     check_page_size(html)

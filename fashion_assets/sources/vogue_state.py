@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urljoin, urlsplit
 
-from parsel import Selector
-
 from fashion_assets.sources.errors import PageParseError
 from fashion_assets.sources.fields import (
     MAX_TEXT_CHARS,
@@ -75,6 +73,8 @@ def extract_preloaded_state(html: str) -> dict[str, Any]:
 
 
 def _state_scripts(html: str) -> list[str]:
+    from parsel import Selector  # imported by the page reading it (theimpression_markup.py)
+
     # The type is fixed: parsel would read a body that looks like JSON as JSON, on which XPath
     # raises instead of finding no state.
     selector = Selector(text=html, type="html")
