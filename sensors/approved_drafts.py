@@ -1,6 +1,6 @@
 """Launches promotion when approved drafts wait."""
 
-from dagster import RunRequest, SensorEvaluationContext, SkipReason, sensor
+from dagster import DefaultSensorStatus, RunRequest, SensorEvaluationContext, SkipReason, sensor
 
 from fashion_assets.catalog.entities import RUNWAY, STREET
 from fashion_assets.catalog.promotion import approved_backlog
@@ -8,7 +8,10 @@ from fashion_assets.resources import CatalogResource
 from fashion_assets.tags import PROMOTION_TAG
 
 
+# Running from the start: an editor's approval must reach the catalog without anyone
+# finding this sensor first; it reads the catalog only (docs/operations.md).
 @sensor(job_name="promote_approved_drafts", minimum_interval_seconds=60,
+        default_status=DefaultSensorStatus.RUNNING,
         description="Requests a promotion run when approved, unpromoted drafts exist.")
 def approved_drafts_sensor(context: SensorEvaluationContext,
                            catalog: CatalogResource) -> RunRequest | SkipReason:
