@@ -168,7 +168,7 @@ def review_approve(refs: list[Any], reason: str, confirm_no_photos: bool) -> Non
 
 def _promotion_hint(engine: Engine) -> None:
     """How the approved drafts that wait get promoted: nothing promotes them until a run of
-    promote_approved_drafts, and its sensor starts stopped."""
+    promote_approved_drafts, which its sensor launches only while Dagster's daemon runs."""
     from fashion_assets.catalog.promotion import waiting_for_promotion
     from fashion_assets.domain.promotion_text import waiting_hint
 
@@ -181,7 +181,7 @@ def _promotion_hint(engine: Engine) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the run's figures as JSON.")
 def review_promote(as_json: bool) -> None:
     """Promote the approved drafts into the catalog now: a run of promote_approved_drafts
-    (what the approved_drafts_sensor launches once turned on) through the Dagster
+    (what the approved_drafts_sensor launches while Dagster's daemon runs) through the Dagster
     deployment's run queue, its figures printed. When no approved draft waits, nothing is
     run."""
     from fashion_assets.catalog.promotion import waiting_for_promotion

@@ -1,10 +1,11 @@
 """What the command line says about promotion, as pure text rules.
 
 Approved drafts reach the catalog only through a run of ``promote_approved_drafts``, which
-the ``approved_drafts_sensor`` launches once it is turned on (every sensor starts stopped)
-and a Dagster daemon runs it. A user of the command line alone would approve drafts and
-see nothing happen: ``review approve``, ``status`` and ``looks find`` therefore say how the
-drafts get promoted, and ``review promote`` sums up its run, in the words kept here.
+the ``approved_drafts_sensor`` (on by default) launches while a Dagster daemon runs: a
+``dagster dev`` such as ``fashion-assets ui``, or production's daemon. A user of the command
+line alone runs no daemon between commands, would approve drafts and see nothing happen:
+``review approve``, ``status`` and ``looks find`` therefore say how the drafts get
+promoted, and ``review promote`` sums up its run, in the words kept here.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ def waiting_hint(waiting: int, program: str) -> str:
         return ""
     drafts = "draft waits" if waiting == 1 else "drafts wait"
     return (f"{waiting} approved {drafts} for promotion into the catalog: {program} review "
-            "promote promotes them now, or the approved_drafts_sensor once turned on in the "
-            "Dagster UI (Automation)")
+            "promote promotes them now, or the approved_drafts_sensor within a minute while "
+            f"Dagster's daemon runs ({program} ui)")
 
 
 def nothing_waits(program: str) -> str:

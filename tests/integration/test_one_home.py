@@ -63,6 +63,12 @@ def test_commands_from_any_folder_share_the_user_data_folder(tmp_path: Path) -> 
     assert (home / "catalog.db").is_file()
     assert not list(one.iterdir()) and not list(other.iterdir())  # no ./.fashion anywhere
 
+    status = fashion_assets("status", cwd=other, env=env)
+    assert status.returncode == 0 and "brands 1," in status.stdout, status.stdout
+    assert (f"automation: sensors on, ticking while Dagster's daemon runs ({BIN / 'fashion-assets'}"
+            " ui); schedules off (weekly crawls of the real sites and store checks: turn them "
+            "on in the UI, Automation)") in status.stdout.splitlines(), status.stdout
+
     shown = fashion_assets("home", cwd=other, env=env)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.splitlines()[1:] == [f"export FASHION_HOME={home}",
