@@ -199,7 +199,12 @@ def review_promote(as_json: bool) -> None:
         else:
             click.echo(nothing_waits(program()))
         return
-    summary = run_and_follow("promote_approved_drafts", asset="catalog_entries")
+    from fashion_assets.tags import PROMOTION_TAG
+
+    # The approved_drafts_sensor of the command's own `dagster dev` may launch first: its run
+    # is followed then, not a second one that would find nothing left to promote.
+    summary = run_and_follow("promote_approved_drafts", asset="catalog_entries",
+                             join={PROMOTION_TAG: "promotion"})
     counts = promoted_counts(summary, list(waiting))
     if as_json:
         echo_json({"waiting": waiting, "launched": True, "run_id": summary["run_id"],

@@ -8,6 +8,7 @@ Every command runs without ``FASHION_HOME`` and ``DAGSTER_HOME``, as on a bare m
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -20,6 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from fashion_assets.launch.deployment import answers
 from fashion_assets.replica import ReplicaServer
 from tests.conftest import normal_brands, pipeline_env
 
@@ -165,6 +167,11 @@ def started(command: list[str], cwd: Path, env: Mapping[str, str], ready: str
             assert process.poll() is None, log.read_text()
             assert time.monotonic() < deadline, log.read_text()
             time.sleep(0.2)  # polling a real condition: the line it prints once it serves
+        url = re.search(r"http://127\.0\.0\.1:\d+", lines[0])
+        assert url, lines[0]
+        while not answers(url.group(0)):  # uvicorn logs its address just before it binds
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
         yield lines[0]
     finally:
         os.killpg(process.pid, signal.SIGINT)
