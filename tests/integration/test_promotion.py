@@ -206,10 +206,10 @@ def test_the_sensor_launches_once_per_backlog_and_again_after_a_new_approval(
 
     assert isinstance(later, RunRequest) and later.run_key != request.run_key
 
-    # A promotion run queued (a command's `review promote`, say): the tick leaves the drafts
-    # to it, where a run of its own behind it would promote nothing.
+    # A promotion run in progress (a command's `review promote`, say): the tick leaves the
+    # drafts to it, where a run of its own behind it would promote nothing.
     instance.add_run(DagsterRun(job_name="promote_approved_drafts",
-                                status=DagsterRunStatus.QUEUED,
+                                status=DagsterRunStatus.STARTED,
                                 tags={PROMOTION_TAG: "promotion"}))
     waiting = tick()
     assert isinstance(waiting, SkipReason) and "promotion run is queued" in str(
