@@ -24,8 +24,11 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("FASHION_HOME", ".fashion", "Data folder: the SQLite catalog, the file store, the "
-            "Dagster instance of the CLI."),
+    Setting("FASHION_HOME", "", "Data folder: the SQLite catalog, the file store, the "
+            "Dagster instance of the CLI. Empty: the user's data folder, the same from any "
+            "working directory (~/.local/share/fashion-assets on Linux, or under "
+            "XDG_DATA_HOME; ~/Library/Application Support/fashion-assets on macOS); "
+            "`fashion-assets home` prints it."),
     Setting("FASHION_DAGSTER_URL", "", "Webserver of the Dagster deployment that runs the "
             "command's crawls (http://host:port, e.g. the `dagster dev` of this DAGSTER_HOME). "
             "Empty: the command starts `dagster dev` for its own runs and stops it at the end "
@@ -240,8 +243,21 @@ def crawl_batch_brands(env: Mapping[str, str] | None = None) -> int:
 
 
 def home_dir(env: Mapping[str, str] | None = None) -> Path:
-    """The data folder, absolute (relative values are taken from the working directory)."""
-    return Path(setting(os.environ if env is None else env, "FASHION_HOME")).expanduser().resolve()
+    """The data folder, absolute (relative values are taken from the working directory).
+
+    Unset, the user's data folder (``user_data_folder``), not the working directory: a
+    command run from another folder must find the same catalog, not start an empty one.
+    """
+    chosen = setting(os.environ if env is None else env, "FASHION_HOME")
+    return (Path(chosen).expanduser() if chosen else user_data_folder()).resolve()
+
+
+def user_data_folder() -> Path:
+    """Where the platform keeps a user's application data (platformdirs: XDG_DATA_HOME or
+    ~/.local/share on Linux, ~/Library/Application Support on macOS), for this project."""
+    import platformdirs
+
+    return platformdirs.user_data_path("fashion-assets")
 
 
 def dagster_home(env: Mapping[str, str] | None = None) -> Path:

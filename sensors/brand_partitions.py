@@ -1,13 +1,20 @@
 """Keeps the brand partitions in step with the catalog's ``brands`` table."""
 
-from dagster import SensorEvaluationContext, SensorResult, SkipReason, sensor
+from dagster import (
+    DefaultSensorStatus,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    sensor,
+)
 
 from fashion_assets.catalog.runway import list_brands
 from fashion_assets.partitions import brand_partitions
 from fashion_assets.resources import CatalogResource
 
 
-@sensor(minimum_interval_seconds=60,
+# Running from the start: it only adds partitions for brands the catalog already holds.
+@sensor(minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING,
         description="Adds a brand partition for every brand registered in the catalog.")
 def brand_partitions_sensor(context: SensorEvaluationContext,
                             catalog: CatalogResource) -> SensorResult | SkipReason:

@@ -3,6 +3,7 @@
 from collections.abc import Mapping, Sequence
 
 from dagster import (
+    DefaultSensorStatus,
     RunRequest,
     SensorDefinition,
     SensorEvaluationContext,
@@ -26,7 +27,10 @@ from fashion_assets.tags import BRAND_TAG, CRAWL_TAG
 def build_coverage_sensor(repairs: Mapping[str, RepairJob],
                           jobs: Sequence[UnresolvedAssetJobDefinition]) -> SensorDefinition:
     """The coverage sensor over the runway sources' repair jobs (``repairs``: by source)."""
+    # Running from the start: it re-fetches only shows a crawl already stored, from the
+    # sites that crawl used, backing off and giving up; nothing new is crawled.
     @sensor(jobs=list(jobs), minimum_interval_seconds=300,
+            default_status=DefaultSensorStatus.RUNNING,
             description="Finds incomplete shows (stored photos far below the expected count) "
                         "and requests a repair run per brand or season, limited to those "
                         "shows; each show backs off (FASHION_REPAIR_BACKOFF, doubling) and is "

@@ -1,6 +1,12 @@
 """Adds a theImpression runway partition for every season Vogue's listings have shown."""
 
-from dagster import SensorEvaluationContext, SensorResult, SkipReason, sensor
+from dagster import (
+    DefaultSensorStatus,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    sensor,
+)
 
 from fashion_assets.catalog.runway import listed_season_codes
 from fashion_assets.partitions import runway_season_partitions
@@ -8,7 +14,8 @@ from fashion_assets.resources import CatalogResource
 from fashion_assets.sources.registry import SOURCES
 
 
-@sensor(minimum_interval_seconds=300,
+# Running from the start: it only adds partitions for seasons the catalog already lists.
+@sensor(minimum_interval_seconds=300, default_status=DefaultSensorStatus.RUNNING,
         description="Adds a runway_seasons partition (theImpression's second source) for each "
                     "season code of the shows the brand-partitioned sources (Vogue) list.")
 def runway_season_partitions_sensor(context: SensorEvaluationContext,

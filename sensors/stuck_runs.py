@@ -19,7 +19,13 @@ import signal
 import socket
 from datetime import timedelta
 
-from dagster import DagsterRunStatus, SensorEvaluationContext, SkipReason, sensor
+from dagster import (
+    DagsterRunStatus,
+    DefaultSensorStatus,
+    SensorEvaluationContext,
+    SkipReason,
+    sensor,
+)
 from dagster_shared.check import CheckError
 
 from fashion_assets.catalog import progress
@@ -29,7 +35,8 @@ from fashion_assets.resources import CatalogResource, CrawlerResource
 ALIVE = (DagsterRunStatus.STARTING, DagsterRunStatus.STARTED, DagsterRunStatus.NOT_STARTED)
 
 
-@sensor(minimum_interval_seconds=60,
+# Running from the start: a hung run otherwise holds its brand's queue slot for ever.
+@sensor(minimum_interval_seconds=60, default_status=DefaultSensorStatus.RUNNING,
         description="Terminates crawl runs whose heartbeat has not moved for "
                     "FASHION_STUCK_AFTER_SECONDS (default 5 minutes), or fails them when "
                     "their process is gone; runs that keep beating are never touched.")

@@ -7,12 +7,16 @@
 - the object store on disk and on a real S3 API server (moto's standalone server, over HTTP);
 - the project's replica of the source sites on loopback.
 
+No test touches the user's real data folder (FASHION_HOME's default): the session points
+XDG_DATA_HOME at a folder of its own, and fails if the real one changed all the same.
+
 No process the suite starts may outlive it (tests/processes.py): the session fails if one does.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -31,6 +35,7 @@ from fashion_assets.replica import (
     build_site,
     start_replica,
 )
+from fashion_assets.settings import user_data_folder
 from fashion_assets.storage import S3Store
 from tests.catalog_db import fresh_postgres_database
 from tests.postgres_server import PostgresUnavailable, throwaway_postgres
@@ -40,6 +45,7 @@ from tests.s3server import S3Server, start_moto_server
 PG_ENV = "FASHION_TEST_DATABASE_URL"
 _SESSION_KEY = pytest.StashKey[ExitStack]()
 _MARK_KEY = pytest.StashKey[str]()
+_USER_DATA_KEY = pytest.StashKey[tuple[Path, object]]()
 
 AWS_TEST_ENV = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -70,6 +76,13 @@ def pytest_configure(config: pytest.Config) -> None:
             except PostgresUnavailable as exc:
                 raise pytest.UsageError(str(exc)) from exc
         config.stash[_MARK_KEY] = mark_processes_started_from_now()
+        # FASHION_HOME's default is the user's data folder: a test (or a command it runs)
+        # that forgot FASHION_HOME must land in a folder of the session's, never the real
+        # one (checked at the end). Set before any import of platformdirs' callers.
+        real = user_data_folder()
+        config.stash[_USER_DATA_KEY] = (real, _folder_state(real))
+        os.environ["XDG_DATA_HOME"] = stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="fashion-assets-test-data-"))
     # Fake credentials for the local S3 server; nothing from a developer's AWS setup leaks in.
     os.environ.update(AWS_TEST_ENV)
     # Step retries back off from a tenth of a second, not a minute: the assets read it when
@@ -81,24 +94,40 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """After the workers are gone: any process the suite started that is still alive fails it."""
+    """After the workers are gone: any process the suite started that is still alive fails it,
+    and so does a change in the user's real data folder."""
     if _is_xdist_worker(session.config) or _MARK_KEY not in session.config.stash:
         return
     # A run without xdist crawled in this process: its fork server and resource tracker end
     # with it, so they are stopped here rather than counted.
     forkserver._forkserver._stop()
     resource_tracker._resource_tracker._stop()
+    real, before = session.config.stash[_USER_DATA_KEY]
+    if _folder_state(real) != before:
+        _fail_session(session, [f"FAILED: the suite wrote into the user's real data folder "
+                                f"{real} (a test ran without FASHION_HOME or XDG_DATA_HOME)"])
     leaked = leftover_processes(session.config.stash[_MARK_KEY])
     if leaked:
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        lines = [f"FAILED: {len(leaked)} process(es) the suite started outlived it "
-                 "(now killed):", *(f"  {line}" for line in leaked)]
-        for line in lines:
-            if reporter is not None:
-                reporter.write_line(line, red=True, bold=True)
-            else:
-                print(line)
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        _fail_session(session, [f"FAILED: {len(leaked)} process(es) the suite started "
+                                "outlived it (now killed):", *(f"  {line}" for line in leaked)])
+
+
+def _fail_session(session: pytest.Session, lines: list[str]) -> None:
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    for line in lines:
+        if reporter is not None:
+            reporter.write_line(line, red=True, bold=True)
+        else:
+            print(line)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _folder_state(folder: Path) -> list[tuple[str, int]] | None:
+    """Every entry under ``folder`` with its modification time; None when it is missing."""
+    if not folder.exists():
+        return None
+    return sorted((str(p.relative_to(folder)), p.lstat().st_mtime_ns)
+                  for p in [folder, *folder.rglob("*")])
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -21,6 +21,7 @@ from fashion_assets.cli.crawl import crawl
 from fashion_assets.cli.demo import demo
 from fashion_assets.cli.editors import editors
 from fashion_assets.cli.errors import OneLineErrors
+from fashion_assets.cli.home import home, ui
 from fashion_assets.cli.looks import looks
 from fashion_assets.cli.names import names
 from fashion_assets.cli.replica import replica
@@ -37,5 +38,5 @@ def main() -> None:
 
 
 for _command in (crawl, brands, names, status, coverage, store, review, api, looks, editors,
-                 demo, replica):
+                 demo, replica, home, ui):
     main.add_command(_command)

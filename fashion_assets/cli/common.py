@@ -137,7 +137,8 @@ def queue_instance() -> Iterator[tuple[Any, str]]:
 
 
 def run_and_follow(job: str, *, asset: str = "", step: str = "",
-                   run_config: dict[str, Any] | None = None) -> dict[str, Any]:
+                   run_config: dict[str, Any] | None = None,
+                   join: dict[str, str] | None = None) -> dict[str, Any]:
     """One run of ``job`` through the Dagster deployment (``launch.crawl.run_job``), its log
     lines and notes on stderr; its summary. A stop signal or a missing deployment ends the
     command with its one line (``cli/errors.py``)."""
@@ -145,4 +146,4 @@ def run_and_follow(job: str, *, asset: str = "", step: str = "",
 
     with command_session(note=lambda line: click.echo(line, err=True)) as session:
         return run_job(session, job, run_config=run_config, asset=asset, step=step,
-                       on_line=lambda line: click.echo(line, err=True))
+                       on_line=lambda line: click.echo(line, err=True), join=join)

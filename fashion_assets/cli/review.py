@@ -174,7 +174,7 @@ def review_approve(refs: list[Any], reason: str, confirm_no_photos: bool) -> Non
 
 def _promotion_hint(engine: Engine) -> None:
     """How the approved drafts that wait get promoted: nothing promotes them until a run of
-    promote_approved_drafts, and its sensor starts stopped."""
+    promote_approved_drafts, which its sensor launches only while Dagster's daemon runs."""
     from fashion_assets.catalog.promotion import waiting_for_promotion
     from fashion_assets.domain.promotion_text import waiting_hint
 
@@ -187,7 +187,7 @@ def _promotion_hint(engine: Engine) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the run's figures as JSON.")
 def review_promote(as_json: bool) -> None:
     """Promote the approved drafts into the catalog now: a run of promote_approved_drafts
-    (what the approved_drafts_sensor launches once turned on) through the Dagster
+    (what the approved_drafts_sensor launches while Dagster's daemon runs) through the Dagster
     deployment's run queue, its figures printed. When no approved draft waits, nothing is
     run."""
     from fashion_assets.catalog.promotion import waiting_for_promotion
@@ -205,7 +205,12 @@ def review_promote(as_json: bool) -> None:
         else:
             click.echo(nothing_waits(program()))
         return
-    summary = run_and_follow("promote_approved_drafts", asset="catalog_entries")
+    from fashion_assets.tags import PROMOTION_TAG
+
+    # The approved_drafts_sensor of the command's own `dagster dev` may launch first: its run
+    # is followed then, not a second one that would find nothing left to promote.
+    summary = run_and_follow("promote_approved_drafts", asset="catalog_entries",
+                             join={PROMOTION_TAG: "promotion"})
     counts = promoted_counts(summary, list(waiting))
     if as_json:
         echo_json({"waiting": waiting, "launched": True, "run_id": summary["run_id"],

@@ -28,17 +28,19 @@ if TYPE_CHECKING:
 def status(as_json: bool, count_store: bool) -> None:
     """The crawler's status line and progress, then brands, shows, drafts by status, photos
     stored, and with --store the objects and bytes in the store."""
+    from fashion_assets.domain.automation_text import automation_line
     from fashion_assets.domain.promotion_text import waiting_hint
     from fashion_assets.status import catalog_status, crawler_status
 
     engine = catalog_engine()
     with queue_instance() as (instance, note):
         crawler = crawler_status(engine, instance)
+        switches = _switches(instance)
     if note:
         crawler["queue_note"] = note
     report = catalog_status(engine, settings.store_url(), settings.home_dir(),
                             count_store=count_store)
-    automation = _automation(engine)
+    automation = {**_automation(engine), "switches": switches}
     if as_json:
         echo_json({**report, "crawler": crawler, **automation})
         return
@@ -46,6 +48,7 @@ def status(as_json: bool, count_store: bool) -> None:
                                   else ""))
     _echo_crawls(crawler)
     _echo_automation(automation)
+    click.echo(automation_line(switches["schedules_on"], switches["sensors_off"], program()))
     click.echo(f"catalog: {report['database']}")
     store = report["store"]
     click.echo(f"store:   {store['url']} - " + (
@@ -68,6 +71,15 @@ def status(as_json: bool, count_store: bool) -> None:
                + (f" ({program()} names list)" if sum(pending.values()) else ""))
     if report["per_brand"]:
         click.echo("\n" + text_table(report["per_brand"]))
+
+
+def _switches(instance: Any) -> dict[str, list[str]]:
+    """The schedules turned on and the sensors turned off in the instance (none without
+    one: every one at its default)."""
+    from fashion_assets.domain.automation_text import switched
+
+    states = [] if instance is None else instance.all_instigator_state()
+    return switched((s.name, s.instigator_type.value, s.status.value) for s in states)
 
 
 def _automation(engine: Engine) -> dict[str, Any]:

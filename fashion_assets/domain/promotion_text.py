@@ -1,10 +1,11 @@
 """What the command line says about promotion, as pure text rules.
 
 Approved drafts reach the catalog only through a run of ``promote_approved_drafts``, which
-the ``approved_drafts_sensor`` launches once it is turned on (every sensor starts stopped)
-and a Dagster daemon runs it. A user of the command line alone would approve drafts and
-see nothing happen: ``review approve``, ``status`` and ``looks find`` therefore say how the
-drafts get promoted, and ``review promote`` sums up its run, in the words kept here.
+the ``approved_drafts_sensor`` (on by default) launches while a Dagster daemon runs: a
+``dagster dev`` such as ``fashion-assets ui``, or production's daemon. A user of the command
+line alone runs no daemon between commands, would approve drafts and see nothing happen:
+``review approve``, ``status`` and ``looks find`` therefore say how the drafts get
+promoted, and ``review promote`` sums up its run, in the words kept here.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ def waiting_hint(waiting: int, program: str) -> str:
         return ""
     verb = "waits" if waiting == 1 else "wait"
     return (f"{counted(waiting, 'approved draft')} {verb} for promotion into the catalog: "
-            f"{program} review promote promotes them now, or the approved_drafts_sensor once "
-            "turned on in the Dagster UI (Automation)")
+            f"{program} review promote promotes them now, or the approved_drafts_sensor within "
+            f"a minute while Dagster's daemon runs ({program} ui)")
 
 
 def nothing_waits(program: str) -> str:

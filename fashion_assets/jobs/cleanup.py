@@ -148,7 +148,7 @@ def build_media_cleanup_job(env: Mapping[str, str] | None = None) -> JobDefiniti
 def build_media_cleanup_schedule(env: Mapping[str, str] | None = None) -> ScheduleDefinition:
     """Daily at ``FASHION_CLEANUP_CRON`` (UTC), deleting for real.
 
-    Like every sensor here it starts stopped: deleting is switched on deliberately, in the
+    Like every schedule here it starts stopped: deleting is switched on deliberately, in the
     UI or with ``dagster schedule start``.
     """
     cron = settings.setting(os.environ if env is None else env, "FASHION_CLEANUP_CRON")

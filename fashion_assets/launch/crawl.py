@@ -292,10 +292,18 @@ def _delete_brands(session: Session, slugs: set[str]) -> None:
 
 def run_job(session: Session, job: str, *, run_config: Mapping[str, Any] | None = None,
             asset: str = "", step: str = "", run_log: RunLog = RunLog.PROGRESS,
-            on_line: Callable[[str], None] = lambda line: None) -> dict[str, Any]:
+            on_line: Callable[[str], None] = lambda line: None,
+            join: Mapping[str, str] | None = None) -> dict[str, Any]:
     """One run of ``job`` on the session's deployment, followed to its end; its summary
-    (the metadata of ``asset``'s materialization or ``step``'s output, the failure)."""
-    [run_id] = session.launch([RunRequest(job, {}, run_config or {})])
+    (the metadata of ``asset``'s materialization or ``step``'s output, the failure).
+
+    With ``join``, a run carrying those tags that is already queued or in progress (a
+    sensor's run of the same work) is followed instead: a second run behind it would find
+    its work done."""
+    joined = tagged_runs(session.graphql, join, live=True) if join else []
+    if joined:
+        on_line(f"following run {joined[0]}, already under way (a sensor launched it)")
+    [run_id] = joined[:1] or session.launch([RunRequest(job, {}, run_config or {})])
     outcomes: list[RunOutcome] = []
     lost = follow_runs(session.graphql, [run_id], run_log=run_log, on_line=on_line,
                        on_end=outcomes.append, keep_going=session.watch)

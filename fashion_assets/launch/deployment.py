@@ -108,11 +108,22 @@ def deployment(env: Mapping[str, str] | None = None, note: Any = lambda line: No
 
 
 @contextmanager
-def _local_dagster_dev(env: dict[str, str], note: Any, before_start: Callable[[], object]
-                       ) -> Iterator[Deployment]:
+def dagster_ui(port: int, note: Any) -> Iterator[Deployment]:
+    """The Dagster UI on the command's instance (``fashion-assets ui``): the ``dagster dev``
+    of this ``DAGSTER_HOME`` another command runs, if one does, else one started here on
+    ``port`` (checked free first: the address is printed only once it answers). The
+    crawls started meanwhile run on it, so their runs show as they go."""
+    env = dict(os.environ)
+    with _local_dagster_dev(env, note, lambda: _check_free(port), port) as local:
+        yield local
+
+
+@contextmanager
+def _local_dagster_dev(env: dict[str, str], note: Any, before_start: Callable[[], object],
+                       port: int | None = None) -> Iterator[Deployment]:
     """The ``dagster dev`` of this ``DAGSTER_HOME``: another command's, if one runs with
-    the same settings, else one started here and stopped once no other command uses it
-    (``registry.py``)."""
+    the same settings, else one started here (on ``port``, or a free one) and stopped once
+    no other command uses it (``registry.py``)."""
     from fashion_assets.launch.instance import default_dagster_home
 
     home = default_dagster_home()
@@ -122,7 +133,7 @@ def _local_dagster_dev(env: dict[str, str], note: Any, before_start: Callable[[]
             found = registry.live(home)
             if found is None:
                 before_start()
-                deployed = stack.enter_context(_started(home, env, wanted, note))
+                deployed = stack.enter_context(_started(home, env, wanted, note, port))
             else:
                 differ = registry.differing(found.settings, wanted)
                 if differ:
@@ -139,8 +150,8 @@ def _local_dagster_dev(env: dict[str, str], note: Any, before_start: Callable[[]
 
 
 @contextmanager
-def _started(home: Path, env: dict[str, str], wanted: Mapping[str, str], note: Any
-             ) -> Iterator[Deployment]:
+def _started(home: Path, env: dict[str, str], wanted: Mapping[str, str], note: Any,
+             port: int | None = None) -> Iterator[Deployment]:
     """``dagster dev`` started (within ``registry.starting``), recorded for the other
     commands of this ``DAGSTER_HOME``; at the end, however the block ends, stopped once
     none of them uses it."""
@@ -149,7 +160,7 @@ def _started(home: Path, env: dict[str, str], wanted: Mapping[str, str], note: A
     log = home / "dagster-dev.log"
     deployment_id = uuid.uuid4().hex
     lock = registry.hold_owner(home, deployment_id)
-    port = _free_port()
+    port = port or _free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "fashion_assets.launch.watchdog",
                str(Path(sys.executable).parent / "dagster"), "dev",
@@ -249,6 +260,13 @@ def _stop(watchdog: subprocess.Popen[bytes], pipe: BinaryIO) -> None:
         with suppress(ProcessLookupError):
             os.killpg(watchdog.pid, signal.SIGKILL)
         watchdog.wait()
+
+
+def _check_free(port: int) -> None:
+    """Raise ``OSError(EADDRINUSE)`` when another program listens on ``port``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the webserver binds
+        probe.bind(("127.0.0.1", port))
 
 
 def _free_port() -> int:

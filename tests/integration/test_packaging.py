@@ -47,7 +47,7 @@ PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))
 
 # Generated or machine-local folders that are not part of the source tree (see .gitignore).
 NOT_SOURCE = (".git", ".ci", "build", "dist", "*.egg-info", "__pycache__", ".fashion",
-              ".venv", ".pytest_cache", ".ruff_cache", ".tmp_dagster_home_*")
+              ".venv", ".pytest_cache", ".ruff_cache", ".tmp_dagster_home_*", ".env")
 # Folders of the repository that hold packages which are deliberately not distributed.
 NOT_DISTRIBUTED = {"tests", "bench"}  # test and benchmark code stay in the repository
 DEMO_ARGS = ("--brands", "1", "--shows", "2", "--photos", "3")
@@ -251,14 +251,16 @@ def test_installed_copy_is_the_one_imported_and_finds_its_migrations(
 
 def test_demo_runs_from_an_empty_folder_with_the_defaults(
         installed: Installed, elsewhere: Path) -> None:
-    """Bare machine: no FASHION_HOME, no DAGSTER_HOME; everything lands in ./.fashion."""
+    """Bare machine: no FASHION_HOME, no DAGSTER_HOME; everything lands in the user's data
+    folder (XDG_DATA_HOME/fashion-assets here), nothing in the working directory."""
+    data = elsewhere.parent / "data"
     result = _run([sys.executable, "-m", "fashion_assets", "demo", *DEMO_ARGS],
-                  cwd=elsewhere, env=_clean_env(installed.site))
+                  cwd=elsewhere, env={**_clean_env(installed.site), "XDG_DATA_HOME": str(data)})
     assert result.returncode == 0, _output(result)
     site = build_site(brands=1, shows_per_brand=2, photos_per_show=3)
     brands = [b.slug for b in site.brands if b.slug != ROBOTS_BLOCKED_BRAND]
     assert brands
-    home = elsewhere / ".fashion"
+    home = data / "fashion-assets"
     # A line per run, naming a partition or a range of them.
     lines = lines_by_partition(result.stdout.splitlines(), home / "dagster")
     for key in [*brands, *(week.slug for week in site.impression.weeks)]:
@@ -277,19 +279,18 @@ def test_demo_runs_from_an_empty_folder_with_the_defaults(
     assert versions == sorted({p.name[:4] for p in (REPO / "sql").glob("[0-9]*.sql")})
     assert street > 0 and second_source > 0, _output(result)
     objects = [p for p in (home / "objects").rglob("*") if p.is_file()]
-    assert objects, "the demo stored no photo in ./.fashion/objects"
+    assert objects, f"the demo stored no photo in {home / 'objects'}"
 
     dagster_home = home / "dagster"
-    assert f"DAGSTER_HOME={dagster_home}" in result.stdout, _output(result)
+    assert f"its log: {dagster_home / 'dagster-dev.log'}" in result.stdout, _output(result)
     # The instance's runs and events, and the config crawl gives a new instance (no step
     # output captured: no compute-log folder, "storage").
     assert (dagster_home / "history" / "runs.db").is_file(), (
         f"no Dagster instance in {dagster_home}: {sorted(p.name for p in home.iterdir())}")
     assert "NoOpComputeLogManager" in (dagster_home / "dagster.yaml").read_text()
     assert not (dagster_home / "storage").exists()
-    assert not (elsewhere / "catalog.db").exists() and sorted(
-        p.name for p in elsewhere.iterdir()) == [".fashion"], (
-        f"the demo wrote outside ./.fashion: {sorted(p.name for p in elsewhere.iterdir())}")
+    assert not list(elsewhere.iterdir()), (
+        f"the demo wrote into the working directory: {sorted(elsewhere.iterdir())}")
 
 
 def test_dagster_validates_the_installed_code_location(

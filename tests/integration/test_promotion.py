@@ -9,7 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from dagster import DagsterInstance, RunRequest, SkipReason, build_sensor_context
+from dagster import (
+    DagsterInstance,
+    DagsterRun,
+    DagsterRunStatus,
+    RunRequest,
+    SkipReason,
+    build_sensor_context,
+)
 from sqlalchemy import text
 
 from fashion_assets.catalog.entities import RUNWAY, STREET, EntityTables
@@ -21,6 +28,7 @@ from fashion_assets.replica import ReplicaServer, build_site, start_replica
 from fashion_assets.resources import CatalogResource, catalog_engine
 from fashion_assets.sensors.approved_drafts import approved_drafts_sensor
 from fashion_assets.status import catalog_status
+from fashion_assets.tags import PROMOTION_TAG
 from tests.catalog_db import query, snapshot
 from tests.conftest import normal_brands, pipeline_env
 from tests.pipeline import crawl_partitions
@@ -197,3 +205,12 @@ def test_the_sensor_launches_once_per_backlog_and_again_after_a_new_approval(
     later = tick()
 
     assert isinstance(later, RunRequest) and later.run_key != request.run_key
+
+    # A promotion run in progress (a command's `review promote`, say): the tick leaves the
+    # drafts to it, where a run of its own behind it would promote nothing.
+    instance.add_run(DagsterRun(job_name="promote_approved_drafts",
+                                status=DagsterRunStatus.STARTED,
+                                tags={PROMOTION_TAG: "promotion"}))
+    waiting = tick()
+    assert isinstance(waiting, SkipReason) and "promotion run is queued" in str(
+        waiting.skip_message)

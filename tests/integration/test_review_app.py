@@ -367,8 +367,8 @@ def test_serve_on_any_free_port_announces_the_port_it_got(tmp_path: Path) -> Non
 
 def test_the_queue_says_how_approved_drafts_get_promoted_while_they_wait(
         site: str, engine: Engine, store: ObjectStore) -> None:
-    """Approving is not promoting: until a run of promote_approved_drafts (its sensor starts
-    stopped), the queue says how many wait and how they get promoted."""
+    """Approving is not promoting: until a run of promote_approved_drafts (its sensor runs
+    only while Dagster's daemon does), the queue says how many wait and how they get promoted."""
     draft = runway_draft(engine, store)
     client = sign_in(site)
     assert 'id="promotion-waiting"' not in client.get("/").text

@@ -38,8 +38,8 @@ SQLITE = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def hint(waiting: str) -> str:
     """The line that says how approved drafts get promoted, the program as typed here."""
     return (f"{waiting} for promotion into the catalog: {program()} review promote promotes "
-            "them now, or the approved_drafts_sensor once turned on in the Dagster UI "
-            "(Automation)")
+            f"them now, or the approved_drafts_sensor within a minute while Dagster's daemon "
+            f"runs ({program()} ui)")
 
 
 def runs_in(env: Mapping[str, str]) -> int:

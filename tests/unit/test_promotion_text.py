@@ -4,8 +4,6 @@ demo naming the commands that take approved drafts into the catalog."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from fashion_assets.demo import next_steps
@@ -18,8 +16,8 @@ from fashion_assets.domain.promotion_text import (
 )
 
 WAYS = ("for promotion into the catalog: .venv/bin/fashion-assets review promote promotes "
-        "them now, or the approved_drafts_sensor once turned on in the Dagster UI "
-        "(Automation)")
+        "them now, or the approved_drafts_sensor within a minute while Dagster's daemon runs "
+        "(.venv/bin/fashion-assets ui)")
 
 
 @pytest.mark.parametrize(("waiting", "line"), [
@@ -78,7 +76,7 @@ def test_a_failure_is_one_line_however_many_lines_dagster_gave() -> None:
 
 
 def test_the_demo_says_to_approve_then_promote_then_find_a_look() -> None:
-    text = next_steps("chloe", program="fa", dagster="dagster", dagster_home=Path("/d"))
+    text = next_steps("chloe", program="fa", dagster="dagster")
     commands = [line.split("  ")[1] for line in text.splitlines()[1:]
                 if line.startswith("  fa ")]
 

@@ -18,7 +18,17 @@ def test_defaults_put_everything_under_the_data_folder(tmp_path: Path) -> None:
 
     assert settings.database_url(env) == f"sqlite:///{tmp_path / 'catalog.db'}"
     assert settings.store_url(env) == f"file://{tmp_path / 'objects'}"
-    assert settings.home_dir({}) == Path(".fashion").resolve()
+
+
+def test_the_data_folder_defaults_to_the_users_not_the_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever folder a command runs from, it finds the same catalog (platformdirs)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    assert settings.home_dir({}) == tmp_path / "data" / "fashion-assets"
+    assert settings.home_dir({"FASHION_HOME": " "}) == tmp_path / "data" / "fashion-assets"
+    assert settings.dagster_home({}) == tmp_path / "data" / "fashion-assets" / "dagster"
+    assert settings.home_dir({"FASHION_HOME": "here"}) == tmp_path / "here"
 
 
 def test_the_dagster_instance_is_dagster_home_else_under_the_data_folder(
@@ -29,7 +39,6 @@ def test_the_dagster_instance_is_dagster_home_else_under_the_data_folder(
         tmp_path / "dagster")
     assert settings.dagster_home({"FASHION_HOME": str(tmp_path),
                                   "DAGSTER_HOME": "/srv/dagster"}) == Path("/srv/dagster")
-    assert settings.dagster_home({}) == Path(".fashion").resolve() / "dagster"
 
 
 def test_the_configuration_page_documents_every_setting_with_its_default() -> None:
