@@ -206,6 +206,19 @@ def crawl_summary(kind: CrawlKind, key: str, outcome: RunOutcome) -> dict[str, A
     return summary
 
 
+def unlisted_partitions(summary: Mapping[str, Any], added: Iterable[str]) -> set[str]:
+    """Those of ``added`` (partitions the command added for its run) whose listing the run
+    did not read: all of them when its listing step never ended (the run failed there: a
+    brand, season or week the source does not have, a source that did not answer), else
+    those of its range whose listing failed (``summary``'s ``failed``). The command removes
+    them again, whatever their kind, so a mistake leaves nothing behind but the failed run
+    (a red partition in the UI would mark the whole group)."""
+    added = set(added)
+    if "listed" not in summary:
+        return added
+    return added & {failed["partition"] for failed in summary.get("failed", [])}
+
+
 def summary_line(s: Mapping[str, Any], *, program: str = "fashion-assets") -> str:
     """One line per crawled partition for the terminal: outcomes and photos, or how many
     entries were listed and how many wait for a name (``program``: how the user types
