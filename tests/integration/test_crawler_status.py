@@ -4,6 +4,7 @@ counts as queued, with its waiting time; ``fashion-assets status`` leads with th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -62,7 +63,7 @@ def dagster_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
             cancelled = _create_run(instance, remote, "dior")
             instance.report_run_canceled(instance.get_run_by_id(cancelled))
         assert instance.get_run_by_id(queued).status == DagsterRunStatus.QUEUED
-    yield {"home": str(home), "queued": queued}
+    yield {"home": str(home), "queued": queued, "cancelled": cancelled}
 
 
 @pytest.fixture
@@ -125,3 +126,31 @@ def test_the_status_command_leads_with_the_status_line(
     (tmp_path / "dagster").symlink_to(dagster_home["home"])
     result = CliRunner().invoke(main, ["status"], catch_exceptions=False)
     assert result.output.splitlines()[0] == "crawler: running 1, queued 1, pending review 0"
+
+
+def test_a_row_of_a_run_dagster_ended_is_never_shown_running(
+        tmp_path: Path, database_url: str, dagster_home: dict[str, str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crawl's row left open when Dagster ended its run (its step killed while writing):
+    the status counted it running and /crawler showed it amber, for a run Dagster records
+    as ended. It is shown ended, with Dagster's word, apart from the running crawls."""
+    monkeypatch.setenv("FASHION_HOME", str(tmp_path))
+    monkeypatch.setenv("FASHION_DATABASE_URL", database_url)
+    monkeypatch.setenv("DAGSTER_HOME", dagster_home["home"])
+    monkeypatch.delenv("FASHION_STORE_URL", raising=False)
+    engine = catalog_engine(database_url)
+    cancelled = dagster_home["cancelled"]
+    progress.start(engine, cancelled, "runway_drafts", "dior", 4,
+                   now=datetime.now(UTC) - timedelta(hours=1))  # stale too: not amber
+
+    result = CliRunner().invoke(main, ["status", "--json"], catch_exceptions=False)
+    crawler = json.loads(result.output)["crawler"]
+    assert crawler["line"] == "crawler: running 0, queued 1, pending review 0"
+    assert crawler["running"] == [] and crawler["stale"] == 0
+    [ended] = crawler["ended"]
+    assert (ended["run_id"], ended["dagster_status"]) == (cancelled, "CANCELED")
+
+    lines = CliRunner().invoke(main, ["status"], catch_exceptions=False).output.splitlines()
+    assert not any(line.startswith("  running") for line in lines), lines
+    assert f"  ended dior (runway_drafts): Dagster ended its run (CANCELED) while its step " \
+        f"was at drafts 0/4 shows; stuck_runs_sensor closes the row [run {cancelled}]" in lines
