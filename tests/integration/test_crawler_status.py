@@ -154,3 +154,31 @@ def test_a_row_of_a_run_dagster_ended_is_never_shown_running(
     assert not any(line.startswith("  running") for line in lines), lines
     assert f"  ended dior (runway_drafts): Dagster ended its run (CANCELED) while its step " \
         f"was at drafts 0/4 shows; stuck_runs_sensor closes the row [run {cancelled}]" in lines
+
+
+def test_each_status_line_has_its_own_label_and_counts_agree_with_their_noun(
+        tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two lines began ``catalog:`` (the database, and what was promoted); "1 brands"."""
+    from fashion_assets.catalog.names import NameKind, resolve_names
+
+    monkeypatch.setenv("FASHION_HOME", str(tmp_path))
+    monkeypatch.setenv("FASHION_DATABASE_URL", database_url)
+    monkeypatch.delenv("FASHION_STORE_URL", raising=False)
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    resolve_names(catalog_engine(database_url), NameKind.BRAND,
+                  [("Nobody Knows", "theimpression", "https://example.test/a")])
+
+    lines = CliRunner().invoke(main, ["status"], catch_exceptions=False).output.splitlines()
+    labels = [line.split(":", 1)[0] for line in lines if ":" in line and line[0] != " "]
+    assert len(labels) == len(set(labels)), labels
+    assert any(line.startswith("database: ") for line in lines), lines
+    assert "promoted into the catalog: 0 shows (0 photos), 0 street albums (0 photos)" in lines
+    assert ("names waiting for an editor: 1 brand, 0 cities; 0 articles wait for them "
+            "(fashion-assets names list)") in [line.replace(f"{_program()} ", "fashion-assets ")
+                                               for line in lines], lines
+
+
+def _program() -> str:
+    from fashion_assets.cli.common import program
+
+    return program()
