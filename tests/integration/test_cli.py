@@ -220,7 +220,13 @@ def test_crawl_all_runs_the_brands_in_batches_and_coverage_is_listed_and_retried
     assert [line.split("\t")[:5] for line in lines] == [
         [f"show {s['show_id']}", HOSTILE_BRAND, s["season_code"], "vogue",
          f"{s['stored']}/{s['expected'] or '?'} photos"] for s in shows]
-    assert lines[0].endswith("\tdue now (never re-fetched)")
+    # Why a show is incomplete, from the ingest log (the list said nothing before a re-fetch).
+    said = [(line, s["last_reason"]) for line, s in zip(lines[:-1], repairing, strict=True)
+             if s["last_reason"]]
+    assert said and all(line.endswith(f"\tdue now (never re-fetched): {reason}")
+                        for line, reason in said), said
+    assert all(line.endswith("\tdue now (never re-fetched)")
+               for line, s in zip(lines[:-1], repairing, strict=True) if not s["last_reason"])
     assert lines[-1].split("\t")[5].startswith(f"gave up {given_up['gave_up_at']} after 5 "
                                                 "re-fetches: still incomplete")
     code, out = run("coverage", "list", "--limit", "2")
