@@ -196,6 +196,7 @@ def crawl_summary(kind: CrawlKind, key: str, outcome: RunOutcome) -> dict[str, A
     if drafts is not None:
         # Named one by one: other keys share the prefix ("shows_done", "shows_table"...).
         summary["shows"] = {o.value: drafts[kind.outcome_prefix + o.value] for o in Outcome}
+        summary["photos_added"] = drafts.get("photos_added", 0)
         summary["images_stored"] = drafts["images_stored"]
         summary["images_missing"] = drafts["images_missing"]
         # The store heal of the partition's photos: lost ones found, fetched again, not.
@@ -243,10 +244,16 @@ def _done_line(s: Mapping[str, Any], program: str) -> str:
     if not outcomes:
         return f"{s['partition']}: {text}"
     lost = s.get("photos_lost", 0)
-    return (f"{s['partition']}: {text}; "
-            f"{s.get('images_stored', 0)} photos stored, {s.get('images_missing', 0)} missing"
+    return (f"{s['partition']}: {text}; {photo_counts(s)}"
             + (f"; {s.get('photos_healed', 0)} of {lost} photos lost from the store fetched "
                "again" if lost else ""))
+
+
+def photo_counts(s: Mapping[str, Any]) -> str:
+    """A summary's (or a sum of summaries') photos in words, each count named for what it
+    counts (``report.py: ingest_counts``): added to drafts, fetched into the store, missing."""
+    return (f"{s.get('photos_added', 0)} photos added to drafts, {s.get('images_stored', 0)}"
+            f" fetched, {s.get('images_missing', 0)} missing")
 
 
 def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
@@ -254,10 +261,10 @@ def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
     failed = sum(not s["success"] for s in summaries)
     partitions = sum(len(s.get("failed", [])) for s in summaries)
     created = sum(s.get("shows", {}).get("created", 0) for s in summaries)
-    stored = sum(s.get("images_stored", 0) for s in summaries)
-    missing = sum(s.get("images_missing", 0) for s in summaries)
+    photos = {key: sum(s.get(key, 0) for s in summaries)
+              for key in ("photos_added", "images_stored", "images_missing")}
     waiting = sum(s.get("waiting_for_name", 0) for s in summaries)
     return (f"{len(summaries)} crawls, {failed} failed"
             + (f" ({partitions} of their partitions)" if partitions else "")
-            + f": {created} drafts created, {stored} photos stored, {missing} missing; "
+            + f": {created} drafts created, {photo_counts(photos)}; "
             f"{waiting} articles wait for a name")

@@ -277,7 +277,7 @@ def test_crawl_prints_progress_per_show_and_dagster_events_only_when_verbose(
     assert f"[{len(brand.shows)}/{len(brand.shows)}] {brand.slug} " in out
     assert "RUN_START" not in out and " - dagster - " not in out, out
     assert out.splitlines()[-1] == (f"{brand.slug}: {len(brand.shows)} created; {photos} photos"
-                                    " stored, 0 missing")
+                                    f" added to drafts, {photos} fetched, 0 missing")
 
     code, out = run("crawl", "--brand", brand.slug, "--verbose")
     assert code == 0, out

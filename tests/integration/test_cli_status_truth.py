@@ -1,7 +1,8 @@
-"""Status is Dagster's word joined with the crawl's, through the real command and the
-``dagster dev`` it starts: a run waiting for its step's retry is running, said with why and
-when (status and /crawler); a listing that does not exist fails its run, whatever the
-partition's kind, and leaves no partition behind."""
+"""Status is Dagster's word joined with the crawl's, and counts mean one thing each, through
+the real command and the ``dagster dev`` it starts: a run waiting for its step's retry is
+running, said with why and when (status and /crawler); a listing that does not exist fails
+its run, whatever the partition's kind, and leaves no partition behind; a re-crawl's photo
+counts agree with its per-show lines, its --json and the drafts step's metadata."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from click.testing import CliRunner
 
 from fashion_assets.cli import main
 from fashion_assets.launch.summaries import crawl_kinds
+from fashion_assets.replica import HOSTILE_BRAND
 from tests.integration.test_cli import SQLITE, cli_env, run  # noqa: F401 - cli_env: fixture
 
 
@@ -96,3 +98,35 @@ def _crawler_page(env: dict[str, str]) -> str:
     with DagsterInstance.from_config(env["DAGSTER_HOME"]) as instance, serve(
             review_app(engine, store, instance=instance)) as url:
         return sign_in(url).get("/crawler").text
+
+
+@SQLITE
+def test_a_re_crawl_counts_the_photos_drafts_gained_the_same_everywhere(
+        cli_env: dict[str, str]) -> None:  # noqa: F811
+    """A re-crawl repairs the hostile brand's incomplete shows: it said "33 photos stored"
+    beside per-show lines "0 photos added", and its drafts step "requests 0" beside the
+    photos the manifests step had fetched. Photos added to drafts, fetched and missing are
+    one count each: the per-show lines add up to the run's line, its --json, the metadata."""
+    from dagster import AssetKey, DagsterInstance
+
+    run("crawl", "--brand", HOSTILE_BRAND)
+    _, out = run("crawl", "--brand", HOSTILE_BRAND)
+    shows = [re.search(r"\((\d+) photos added(?: of (\d+) fetched)?, (\d+) missing\)", line)
+             for line in out.splitlines() if re.match(r"\[\d+/\d+\] .* photos added", line)]
+    assert shows and all(shows), out
+    added = sum(int(m[1]) for m in shows)
+    fetched = sum(int(m[2] or m[1]) for m in shows)
+    missing = sum(int(m[3]) for m in shows)
+    assert out.splitlines()[-1].endswith(
+        f"; {added} photos added to drafts, {fetched} fetched, {missing} missing"), out
+
+    _, out = run("crawl", "--brand", HOSTILE_BRAND, "--json")
+    [summary] = json.loads(out[out.index("{"):])["crawls"]
+    with DagsterInstance.from_config(cli_env["DAGSTER_HOME"]) as instance:
+        [record] = instance.fetch_materializations(
+            AssetKey(crawl_kinds()["brand"].drafts_asset), limit=1).records
+        metadata = record.asset_materialization.metadata
+    assert {key: metadata[key].value for key in ("photos_added", "images_stored",
+                                                 "images_missing")} == {
+        key: summary[key] for key in ("photos_added", "images_stored", "images_missing")}
+    assert "requests_by_this_step" in metadata and "requests" not in metadata
