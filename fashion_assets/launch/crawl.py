@@ -255,6 +255,7 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
     def ended(outcome: RunOutcome) -> None:
         (kind, key), added = by_run[outcome.run_id]
         summary = crawl_summary(kinds[kind], key, outcome)
+        close_progress(session.engine, outcome.run_id, summary)
         unlisted = unlisted_partitions(summary, added)
         if unlisted and session.watch():
             _delete_partitions(session, kind, unlisted)
@@ -266,6 +267,19 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
     for run_id in lost:
         ended(RunOutcome(run_id, False, errors=[KILLED_NOTE]))
     return [summaries[run_id] for run_id in run_ids]
+
+
+def close_progress(engine: Any, run_id: str, summary: Mapping[str, Any]) -> None:
+    """End the progress row of a run Dagster has ended, if its step could not (its process
+    killed while writing): it stayed "running" in status and /crawler until the stuck-run
+    sensor, which starts stopped, ended it; a later good crawl did not clear it. A row the
+    run's steps ended is left as they ended it."""
+    from fashion_assets.catalog import progress as progress_catalog
+
+    if summary["success"]:
+        progress_catalog.finish(engine, run_id)
+    else:
+        progress_catalog.finish(engine, run_id, "failed", summary.get("error", "run failed"))
 
 
 def forget_unsubmitted(session: Session, added: Mapping[str, set[str]]) -> None:

@@ -134,6 +134,11 @@ def test_a_row_of_a_run_dagster_ended_is_never_shown_running(
     """A crawl's row left open when Dagster ended its run (its step killed while writing):
     the status counted it running and /crawler showed it amber, for a run Dagster records
     as ended. It is shown ended, with Dagster's word, apart from the running crawls."""
+    from dagster._core.instance.ref import InstanceRef
+
+    from fashion_assets.storage import open_store
+    from tests.integration.test_review_app import review_app, serve, sign_in
+
     monkeypatch.setenv("FASHION_HOME", str(tmp_path))
     monkeypatch.setenv("FASHION_DATABASE_URL", database_url)
     monkeypatch.setenv("DAGSTER_HOME", dagster_home["home"])
@@ -152,6 +157,12 @@ def test_a_row_of_a_run_dagster_ended_is_never_shown_running(
 
     lines = CliRunner().invoke(main, ["status"], catch_exceptions=False).output.splitlines()
     assert not any(line.startswith("  running") for line in lines), lines
+    store = open_store(f"file://{tmp_path / 'objects'}", home=tmp_path)
+    with DagsterInstance.from_ref(InstanceRef.from_dir(dagster_home["home"])) as instance, \
+            serve(review_app(engine, store, instance=instance)) as url:
+        page = sign_in(url).get("/crawler").text
+    assert f'<tr class="crawl gone" id="ended-{cancelled}">' in page, page
+    assert f'id="crawl-{cancelled}"' not in page and "stale amber" not in page, page
     assert f"  ended dior (runway_drafts): Dagster ended its run (CANCELED) while its step " \
         f"was at drafts 0/4 shows; stuck_runs_sensor closes the row [run {cancelled}]" in lines
 
