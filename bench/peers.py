@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 
 from bench.common import Measured
-from bench.scrapy_peer import photo_slot
+from bench.peer_slots import photo_slot
 from fashion_assets.settings import setting
 
 CONCURRENCY = 16  # requests in flight for either tool, in every table

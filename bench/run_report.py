@@ -7,8 +7,8 @@ import statistics
 from typing import Any
 from urllib.parse import urlparse
 
+from bench.peer_slots import photo_slot
 from bench.peers import CONCURRENCY, ENGINE, POLITE, SCRAPY_COMMON, Crawl
-from bench.scrapy_peer import photo_slot
 
 ENGINE_RATIO = 2.5
 BOUND_SLACK = 0.15

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
-from urllib.parse import urlparse
 
 import scrapy
 from itemadapter import ItemAdapter
@@ -26,13 +25,8 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.pipelines.files import FilesPipeline
 from scrapy.pipelines.media import MediaPipeline
 
+from bench.peer_slots import photo_slot
 from fashion_assets.sources import vogue
-
-
-def photo_slot(url: str) -> str:
-    """The download slot of the photos of ``url``'s host: per host, as Scrapy's own slots
-    (and fashion-assets' budget) are, apart from that host's pages."""
-    return f"{urlparse(url).hostname} photos"
 
 
 class PhotoSlotFilesPipeline(FilesPipeline):

@@ -1,8 +1,8 @@
 """Settings from the environment, each with a documented default that works on a bare machine.
 
-One table (``SETTINGS``) names every variable, its default and what it is for; the README's
-configuration section and the Dagster resources are built from the same table, so the three
-cannot drift apart. Reading settings is a pure function of an environment mapping.
+One table (``SETTINGS``) names every variable, its default and what it is for; the table of
+docs/configuration.md (held to it by a test) and the Dagster resources come from it, so the
+three cannot drift apart. Reading settings is a pure function of an environment mapping.
 """
 
 from __future__ import annotations
@@ -255,6 +255,12 @@ def dagster_home(env: Mapping[str, str] | None = None) -> Path:
     env = os.environ if env is None else env
     explicit = env.get("DAGSTER_HOME", "").strip()
     return Path(explicit).expanduser() if explicit else home_dir(env) / "dagster"
+
+
+def setting_behind(env: Mapping[str, str], name: str) -> str:
+    """The variable a user changes to move what setting ``name`` places: ``name`` itself when
+    the environment sets it, else FASHION_HOME, under which its default lies."""
+    return name if env.get(name, "").strip() else "FASHION_HOME"
 
 
 def database_url(env: Mapping[str, str] | None = None) -> str:

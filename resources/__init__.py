@@ -11,16 +11,18 @@ without revealing secrets.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from dagster import ConfigurableResource, EnvVar
+from dagster import ConfigurableResource, EnvVar, Failure
 from pydantic import Field
 from sqlalchemy import Engine
 
 from fashion_assets import settings
+from fashion_assets.catalog.db import CatalogURLError
 from fashion_assets.catalog.engines import catalog_engine
 from fashion_assets.catalog.host_budget import DatabaseBudgetStore
 from fashion_assets.crawl.base import CrawlLimits, SourceSite
@@ -32,8 +34,22 @@ from fashion_assets.domain.coverage import CoverageRules, RepairRules
 from fashion_assets.domain.discovery import DiscoveryScope
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.media import MediaLimits
+from fashion_assets.folders import FolderError
 from fashion_assets.sources.registry import SOURCES, Source
-from fashion_assets.storage import ObjectStore, open_store
+from fashion_assets.storage import ObjectStore, StoreURLError, open_store
+
+
+@contextmanager
+def settings_not_retried(setting: str) -> Iterator[None]:
+    """A setting the step cannot use (a URL that is none, a folder that cannot be made)
+    fails the step for good, with the line the command would say: every retry of the run's
+    retry policy would read the same setting, and fail the same way minutes later."""
+    try:
+        yield
+    except FolderError as exc:
+        raise Failure(str(exc), allow_retries=False) from None
+    except (CatalogURLError, StoreURLError) as exc:
+        raise Failure(f"{exc} ({setting})", allow_retries=False) from None
 
 
 class CatalogResource(ConfigurableResource):
@@ -42,7 +58,8 @@ class CatalogResource(ConfigurableResource):
     database_url: str = Field(description="SQLAlchemy URL of the catalog database.")
 
     def engine(self) -> Engine:
-        return catalog_engine(self.database_url)
+        with settings_not_retried("FASHION_DATABASE_URL"):
+            return catalog_engine(self.database_url)
 
 
 class ObjectStoreResource(ConfigurableResource):
@@ -52,7 +69,8 @@ class ObjectStoreResource(ConfigurableResource):
     home: str = Field(description="The data folder; relative file:// URLs are taken from it.")
 
     def open(self) -> ObjectStore:
-        return open_store(self.store_url, home=Path(self.home))
+        with settings_not_retried("FASHION_STORE_URL"):
+            return open_store(self.store_url, home=Path(self.home))
 
 
 class SourceResource(ConfigurableResource):

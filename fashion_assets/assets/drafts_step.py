@@ -26,6 +26,7 @@ from fashion_assets.crawl.store_heal import heal_after_ingest
 from fashion_assets.domain.hosts import HostPolicy
 from fashion_assets.domain.ingest import draft_photos_gained
 from fashion_assets.domain.store_heal import HealReport
+from fashion_assets.domain.wording import counted
 from fashion_assets.progress import ProgressLog
 from fashion_assets.resources import CrawlerResource
 from fashion_assets.storage import ObjectStore
@@ -87,5 +88,5 @@ def _photos(result: IngestResult[Any]) -> str:
     """The photos the item's draft gained (``draft_photos_gained``), and those fetched for
     it when they differ (a repair fetches photos the draft holds already, under new URLs)."""
     added = draft_photos_gained(result.outcome, result.images_stored, result.photos_added)
-    return f"{added} photos added" + (
+    return f"{counted(added, 'photo')} added" + (
         f" of {result.images_stored} fetched" if added != result.images_stored else "")

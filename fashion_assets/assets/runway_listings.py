@@ -14,6 +14,7 @@ from fashion_assets.crawl.base import SourceSite
 from fashion_assets.crawl.runway import crawl_listing
 from fashion_assets.crawl.seasons import crawl_season_listing
 from fashion_assets.domain.hosts import HostPolicy
+from fashion_assets.domain.wording import counted
 from fashion_assets.report import partition_table, table
 from fashion_assets.resources import CatalogResource, CrawlerResource
 from fashion_assets.sources.registry import BrandListings, SeasonListings, Source
@@ -35,7 +36,7 @@ def list_brands(context: AssetExecutionContext, catalog: CatalogResource,
     for listing in listings:
         name_note = catalog_names.record_own_name(engine, listing.brand_slug,
                                                   listing.display_name)
-        log_listing(context, listing.brand_slug, f"{len(listing.shows)} shows listed, "
+        log_listing(context, listing.brand_slug, f"{counted(len(listing.shows), 'show')} listed, "
                     f"{listing.new_shows} listed for the first time", listing.skipped)
         if name_note:
             context.log.warning(f"{listing.brand_slug}: {name_note}")
@@ -75,7 +76,7 @@ def list_seasons(context: AssetExecutionContext, catalog: CatalogResource,
     waiting = {season: [h for h in listing.held if h.outcome == "waiting_for_name"]
                for season, listing in listed}
     for season, listing in listed:
-        log_listing(context, season, f"{len(listing.shows)} galleries listed, "
+        log_listing(context, season, f"{counted(len(listing.shows), 'gallery')} listed, "
                     f"{listing.new_shows} listed for the first time, {len(waiting[season])}"
                     " waiting for a brand name", listing.skipped)
     return MaterializeResult(metadata={

@@ -23,6 +23,7 @@ from fashion_assets.crawl.base import SourceSite
 from fashion_assets.crawl.infra import InfrastructureError
 from fashion_assets.crawl.runway import ManifestResult, ShowResult, fetch_manifests, ingest_shows
 from fashion_assets.domain.hosts import HostPolicy
+from fashion_assets.domain.wording import counted
 from fashion_assets.progress import ProgressLog
 from fashion_assets.report import heal_metadata, ingest_counts, partition_table, table
 from fashion_assets.resources import (
@@ -54,7 +55,7 @@ def manifests_result(context: AssetExecutionContext, catalog: CatalogResource,
             fetched = (f" ({result.photos_stored} stored, {result.photos_missing} missing)"
                        if result.photos_stored or result.photos_missing else "")
             progress.add(f"{result.show.brand_slug} {result.show.season_code}: manifest "
-                         f"{result.outcome}, {result.expected_images} photos{fetched} "
+                         f"{result.outcome}, {counted(result.expected_images, 'photo')}{fetched} "
                          f"{result.reason}".rstrip())
 
     async def run():

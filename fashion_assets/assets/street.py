@@ -19,6 +19,7 @@ from fashion_assets.catalog import street as street_catalog
 from fashion_assets.catalog.entities import STREET
 from fashion_assets.crawl.impression import crawl_week_listing
 from fashion_assets.crawl.street import ArticleResult, ingest_articles
+from fashion_assets.domain.wording import counted
 from fashion_assets.partitions import fashion_week_partitions
 from fashion_assets.report import heal_metadata, ingest_counts, partition_table
 from fashion_assets.resources import (
@@ -63,8 +64,9 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
                                                       limits=crawler.limits()))
     for week, listing in listed:
         city = listing.city or f"waiting: {listing.city_name!r} is not a known city"
-        log_listing(context, week, f"{len(listing.articles)} articles on {listing.pages} "
-                    f"pages, {listing.new_articles} listed for the first time, city {city}",
+        log_listing(context, week, f"{counted(len(listing.articles), 'article')} on "
+                    f"{counted(listing.pages, 'page')}, {listing.new_articles} listed for the"
+                    f" first time, city {city}",
                     listing.skipped)
     listings = [listing for _, listing in listed]
     return MaterializeResult(metadata={

@@ -135,10 +135,17 @@ def _give_up_reasons(conn, show_ids: Sequence[int]) -> dict[int, str]:
             for i in show_ids}
 
 
+class UnknownShows(ValueError):
+    """``retry_given_up`` was named a show or a brand the catalog does not have: a typo,
+    said as one, rather than "0 given-up shows" as if the shows were fine."""
+
+
 def retry_given_up(engine: Engine, *, brand_slug: str | None = None,
                    show_ids: Sequence[int] = ()) -> int:
     """Let the sensor try shows it gave up on again, from a fresh back-off (an editor's
-    call, e.g. after the source restored the photos); return how many."""
+    call, e.g. after the source restored the photos); return how many. ``UnknownShows``
+    when a show id or the brand is not in the catalog (nothing is changed then)."""
+    _check_known(engine, brand_slug, show_ids)
     where, params = ["gave_up_at IS NOT NULL"], {}
     if brand_slug:
         where.append("show_id IN (SELECT id FROM runway_shows WHERE brand_slug = :brand)")
@@ -150,6 +157,25 @@ def retry_given_up(engine: Engine, *, brand_slug: str | None = None,
     with engine.begin() as conn:
         return int(conn.execute(query.bindparams(_IDS) if show_ids else query,
                                 params).rowcount or 0)
+
+
+def _check_known(engine: Engine, brand_slug: str | None, show_ids: Sequence[int]) -> None:
+    """Raise ``UnknownShows`` naming the show ids and the brand the catalog lacks."""
+    with engine.connect() as conn:
+        known = set(conn.execute(text("SELECT id FROM runway_shows WHERE id IN :ids")
+                                 .bindparams(_IDS), {"ids": [int(i) for i in show_ids]}
+                                 ).scalars()) if show_ids else set()
+        brand_known = not brand_slug or conn.execute(
+            text("SELECT 1 FROM brands WHERE slug = :b"), {"b": brand_slug}).first()
+    missing = sorted(set(show_ids) - known)
+    parts = []
+    if missing:
+        shows = "show" if len(missing) == 1 else "shows"
+        parts.append(f"no {shows} {', '.join(map(str, missing))}")
+    if not brand_known:
+        parts.append(f"no brand {brand_slug!r}")
+    if parts:
+        raise UnknownShows(" and ".join(parts) + " in the catalog")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,8 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from fashion_assets.folders import writable_folder
+
 SQLITE_BUSY_TIMEOUT_MS = 60_000
 
 
@@ -63,7 +65,7 @@ def create_catalog_engine(url: str) -> Engine:
 
 def _sqlite_engine(url: str, database: str | None) -> Engine:
     if database and database != ":memory:":
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
+        writable_folder(Path(database).parent, "FASHION_DATABASE_URL")
         _create_owner_only(Path(database))
     engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
 

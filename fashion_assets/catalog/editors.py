@@ -80,11 +80,24 @@ def add_editor(engine: Engine, name: str, password: str, *, role: str = "editor"
                               " password_changed_at) VALUES (:name, :hash, :role, :now, :now)"),
                          {"name": name, "hash": hash_password(password, cost), "role": role,
                           "now": utc_naive_now()})
-    except IntegrityError:
-        raise EditorError(f"an editor named {name!r} exists already") from None
+    except IntegrityError:  # taken since unused_editor_name said it was not
+        raise EditorError(_taken(name)) from None
     editor = get_editor(engine, name)
     assert editor is not None
     return editor
+
+
+def unused_editor_name(engine: Engine, name: str) -> str:
+    """``name`` as accounts know it, if no editor has it; ``EditorError`` otherwise (not a
+    name, or taken): what ``editors add`` checks before it asks for a password."""
+    name = editor_name(name)
+    if get_editor(engine, name) is not None:
+        raise EditorError(_taken(name))
+    return name
+
+
+def _taken(name: str) -> str:
+    return f"an editor named {name!r} exists already"
 
 
 def list_editors(engine: Engine) -> list[Editor]:

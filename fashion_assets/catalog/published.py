@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Engine, text
 
 from fashion_assets.catalog.entities import RUNWAY, STREET, EntityTables
+from fashion_assets.domain.display_names import designer_name
 from fashion_assets.domain.paging import PageRequest, encode_cursor
 
 BRAND_KEY = (str,)
@@ -44,7 +45,7 @@ def brands(engine: Engine, page: PageRequest) -> Page:
            f" ON r.brand_slug = b.slug {where} GROUP BY b.slug, b.display_name"
            " ORDER BY b.slug LIMIT :limit")
     rows = _rows(engine, sql, {**params, "limit": page.limit + 1})
-    return _page([{"slug": slug, "name": name or slug, "shows": int(shows)}
+    return _page([{"slug": slug, "name": designer_name(slug, name), "shows": int(shows)}
                   for slug, name, shows in rows], page, ("slug",))
 
 
@@ -119,7 +120,7 @@ ALBUM_FILTERS = {"city": "city", "year": "year"}
 def _show(row: Sequence[Any]) -> dict[str, Any]:
     (brand, name, season_code, title, season, year, collection_type, city, updated, photos,
      cover) = row
-    return {"brand": brand, "brand_name": name or brand, "season_code": season_code,
+    return {"brand": brand, "brand_name": designer_name(brand, name), "season_code": season_code,
             "title": title, "season": season, "year": int(year),
             "collection_type": collection_type, "city": city, "updated_at": str(updated),
             "photo_count": int(photos), "cover": cover}

@@ -132,12 +132,14 @@ class MissingPhoto:
 
 @dataclass(frozen=True)
 class ReviewResult:
-    """What one action did to one draft; ``ok`` False: refused, nothing written."""
+    """What one action did to one draft; ``ok`` False: refused, nothing written
+    (``needs_confirmation``: for want of the confirmation that it should have no photos)."""
 
     ref: str
     ok: bool
     message: str
     changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    needs_confirmation: bool = False
 
 
 def _when(value: Any) -> str:
@@ -337,7 +339,8 @@ def _review_one(conn: Connection, t: EntityTables, ref: DraftRef, action: str, e
                              current=dict(zip(editable, values, strict=True)), photos=photos,
                              confirm_no_photos=confirm_no_photos)
     if not decision.ok:
-        return ReviewResult(str(ref), False, decision.message)
+        return ReviewResult(str(ref), False, decision.message,
+                            needs_confirmation=decision.needs_confirmation)
     missing = _missing_reference(conn, decision.changes)
     if missing:
         return ReviewResult(str(ref), False, f"draft {ref}: {missing}")

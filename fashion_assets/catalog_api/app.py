@@ -48,8 +48,8 @@ from fashion_assets.catalog.look_search import (
     RefusedPhoto,
     SearchRules,
 )
-from fashion_assets.catalog_api.openapi import openapi_document
-from fashion_assets.catalog_api.pages import page_routes
+from fashion_assets.catalog_api.openapi import api_index, openapi_document
+from fashion_assets.catalog_api.pages import BROWSE, page_routes
 from fashion_assets.catalog_api.search_gate import BUSY_HEADERS, SearchBusy, SearchGate
 from fashion_assets.catalog_api.uploads import read_photo
 from fashion_assets.domain.look_answers import TOO_LARGE
@@ -90,6 +90,7 @@ def create_api(engine: Engine, store: ObjectStore, *, cache_s: float = DEFAULT_C
         Route(f"{PREFIX}/photos/{{key}}/thumbnail", api.thumbnail),
         Route(f"{PREFIX}/looks/search", api.search_looks, methods=["POST"]),
         Route(f"{PREFIX}/openapi.json", api.json(lambda request: (200, openapi_document()))),
+        Route(f"{PREFIX}/", api.json(lambda request: (200, api_index(f"{BROWSE}/")))),
     ]
     routes += page_routes(api)  # the pages people browse (pages.py), on the same answers
     middleware = [Middleware(RefuseControlCharacters)]

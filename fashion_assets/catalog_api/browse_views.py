@@ -8,11 +8,17 @@ fetch, call these, and render.
 
 from __future__ import annotations
 
-import calendar
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+# The naming rule shared with the review page (``domain/display_names.py``), named here too
+# for the page handlers.
+from fashion_assets.domain.display_names import city_name as city_name
+from fashion_assets.domain.display_names import month_label as month_label
+from fashion_assets.domain.display_names import season_label as season_label
+from fashion_assets.domain.display_names import words as words
 
 # Grid cells are 160 CSS pixels wide; the thumbnail (320 px, ``domain/thumbnails.py``) is
 # sharp there on a 2x phone screen. A photo of unknown size gets a portrait box: a look.
@@ -20,7 +26,6 @@ CELL_WIDTH = 160
 CELL_MAX_HEIGHT = 320
 PORTRAIT = (CELL_WIDTH, 240)
 OTHER_INITIAL = "#"  # designers whose name starts with a digit or a sign
-_SMALL_WORDS = frozenset({"to", "and", "of", "de", "du", "la", "le"})
 # A season's place within its year, as the shows of a year follow one another.
 _SEASON_ORDER = ("resort", "pre-spring", "spring", "pre-fall", "fall", "winter")
 
@@ -56,29 +61,6 @@ def by_initial(brands: Iterable[Mapping[str, Any]]) -> list[Group]:
             for letter in order]
 
 
-def words(text: str) -> str:
-    """A slug or a code as words: ``ready-to-wear`` is "Ready-to-Wear" (a hyphen stays a
-    hyphen; ``city_name`` makes a city's hyphens spaces)."""
-    return " ".join("-".join(w if w in _SMALL_WORDS else w[:1].upper() + w[1:]
-                             for w in part.split("-"))
-                    for part in text.replace("_", " ").split())
-
-
-def city_name(slug: str) -> str:
-    """A city's slug as its name (``new-york`` is "New York")."""
-    return words(slug.replace("-", " "))
-
-
-def season_label(show: Mapping[str, Any]) -> str:
-    """A show's season in words ("Spring 2020 Ready-to-Wear"), from its fields; its title
-    where the source gave no season."""
-    season, year = str(show.get("season") or ""), int(show.get("year") or 0)
-    if not season or not year:
-        return str(show.get("title") or show.get("season_code") or "")
-    kind = words(str(show.get("collection_type") or ""))
-    return " ".join(part for part in (words(season), str(year), kind) if part)
-
-
 def by_season(shows: Iterable[Mapping[str, Any]]) -> list[Group]:
     """A designer's shows grouped by season and year, the latest first; within a season
     its collections (ready-to-wear, menswear, couture) by name."""
@@ -103,12 +85,6 @@ def by_city(albums: Iterable[Mapping[str, Any]]) -> list[Group]:
     return [Group(city_name(city), f"city-{city}",
                   sorted(groups[city], key=lambda a: (-int(a["year"]), -int(a["month"]))))
             for city in sorted(groups, key=lambda c: _fold(city_name(c)))]
-
-
-def month_label(year: int, month: int) -> str:
-    """ "February 2024"; a month out of range as its number (the catalog checks it)."""
-    name = calendar.month_name[month] if 1 <= month <= 12 else str(month)
-    return f"{name} {year}"
 
 
 def look_alt(brand_name: str, season: str, position: int) -> str:

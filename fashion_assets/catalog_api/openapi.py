@@ -167,6 +167,9 @@ def openapi_document() -> dict[str, Any]:
             "/api/v1/looks/search": _LOOK_SEARCH,
             "/api/v1/openapi.json": {"get": {"summary": "This document.", "responses": {
                 "200": {"description": "OpenAPI 3.1"}}}},
+            "/api/v1/": {"get": {"summary": "What the API serves: each route and what it is "
+                                 "for, and where the catalog's pages are.", "responses": {
+                "200": {"description": "The routes, by path"}}}},
         },
         "components": {"schemas": {
             "Brand": {"type": "object", "properties": {
@@ -189,3 +192,15 @@ def openapi_document() -> dict[str, Any]:
                                   "look to search yet (nothing promoted): no photo matches."}}},
         }},
     }
+
+
+def api_index(pages: str) -> dict[str, Any]:
+    """What ``GET /api/v1/`` answers, the address ``api serve`` prints: every route of the
+    OpenAPI document with its summary, and the catalog's pages (``pages``), so that the
+    first address a user opens says where everything is instead of a 404."""
+    document = openapi_document()
+    return {"title": document["info"]["title"], "description": document["info"]["description"],
+            "routes": {f"{method.upper()} {path}": operation["summary"]
+                       for path, methods in document["paths"].items()
+                       for method, operation in methods.items()},
+            "catalog_pages": pages}

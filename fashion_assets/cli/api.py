@@ -32,7 +32,7 @@ def api_serve(host: str, port: int) -> None:
     from fashion_assets.catalog_api import create_api
     from fashion_assets.review_app.hosts import answered_hosts, trusted_proxies, url_host
     from fashion_assets.review_app.server import listening_socket, timed_config
-    from fashion_assets.storage import open_store
+    from fashion_assets.storage import answering_store
 
     try:
         cache_s = settings.positive_int(os.environ, "FASHION_API_CACHE_SECONDS")
@@ -43,8 +43,8 @@ def api_serve(host: str, port: int) -> None:
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     token = settings.setting(os.environ, "FASHION_API_TOKEN")
-    app = create_api(catalog_engine(), open_store(settings.store_url(),
-                                                  home=settings.home_dir()),
+    app = create_api(catalog_engine(), answering_store(settings.store_url(),
+                                                       home=settings.home_dir()),
                      cache_s=cache_s, token=token, hosts=answered_hosts(
                          host, settings.setting(os.environ, "FASHION_API_HOSTS")),
                      search=search)

@@ -13,6 +13,7 @@ from fashion_assets.cli.common import (
     program,
     run_and_follow,
 )
+from fashion_assets.domain.wording import counted
 
 
 @click.group()
@@ -24,7 +25,8 @@ def brands() -> None:
 @click.argument("slug", callback=lambda c, p, v: brand_slug(v))
 @click.option("--name", default="", help="Display name (filled from the source when empty).")
 def brands_add(slug: str, name: str) -> None:
-    """Register a brand in the catalog and add its partition."""
+    """Register brand SLUG (as in its Vogue designer URL, e.g. acne-studios) in the catalog
+    and add its partition."""
     from fashion_assets.launch.instance import dagster_instance
     from fashion_assets.launch.partitions import register_brands
 
@@ -41,11 +43,11 @@ def brands_discover(as_json: bool) -> None:
     if as_json:
         echo_json(summary)
     elif summary["success"]:
-        click.echo(f"{summary['listed']} designers listed: {summary['new_designers']} new "
-                   f"(registered), {summary['known']} known, {summary['out_of_scope']} out of "
-                   f"scope, {summary['held_for_editor']} waiting for an editor "
-                   f"({program()} names list), "
-                   f"{summary['pages_failed']} pages not read")
+        click.echo(f"{counted(summary['listed'], 'designer')} listed: "
+                   f"{summary['new_designers']} new (registered), {summary['known']} known, "
+                   f"{summary['out_of_scope']} out of scope, {summary['held_for_editor']} "
+                   f"waiting for an editor ({program()} names list), "
+                   f"{counted(summary['pages_failed'], 'page')} not read")
     else:
         click.echo(f"discovery: FAILED - {summary['error']}")
     if not summary["success"]:

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from fashion_assets.cli.common import WholeNumber, catalog_engine, echo_json
+from fashion_assets.cli.common import WholeNumber, catalog_engine, echo_json, program
+from fashion_assets.domain.wording import counted
 
 if TYPE_CHECKING:
     from fashion_assets.catalog.coverage import IncompleteShow
@@ -15,11 +16,13 @@ if TYPE_CHECKING:
 
 @click.group()
 def coverage() -> None:
-    """Shows the coverage sensor gave up on, and letting it try them again."""
+    """Incomplete shows: those the coverage sensor still repairs or gave up on, and letting
+    it try again."""
 
 
 @coverage.command("list")
-@click.option("--limit", type=WholeNumber(1), default=100, show_default=True)
+@click.option("--limit", type=WholeNumber(1), default=100, show_default=True,
+              help="Shows listed at most.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
 def coverage_list(limit: int, as_json: bool) -> None:
     """Incomplete shows: brand, season, photos stored of expected, and the coverage sensor's
@@ -38,8 +41,8 @@ def coverage_list(limit: int, as_json: bool) -> None:
                    "given_up": report.given_up, "shows": [asdict(show) for show in shows],
                    "given_up_shows": [vars(g) for g in report.given_up_shows]})
         return
-    click.echo(f"{report.incomplete} incomplete shows ({report.backing_off} backing off),"
-               f" {report.given_up} given up")
+    click.echo(f"{counted(report.incomplete, 'incomplete show')} ({report.backing_off} "
+               f"backing off), {report.given_up} given up")
     for show in shows:
         expected = show.expected or "?"
         click.echo(f"show {show.show_id}\t{show.brand_slug}\t{show.season_code}\t{show.source}"
@@ -52,7 +55,7 @@ def coverage_list(limit: int, as_json: bool) -> None:
 def _repair_state(show: IncompleteShow, now: datetime) -> str:
     """Where the coverage sensor stands with an incomplete show, and why it is incomplete
     (why it gave up, else the latest reason the ingest log has), in words."""
-    tries = f"{show.attempts} re-fetch{'es' if show.attempts != 1 else ''}"
+    tries = counted(show.attempts, "re-fetch")
     if show.gave_up_at:
         return f"gave up {show.gave_up_at} after {tries}: {show.reason or show.last_reason}"
     why = f": {show.last_reason}" if show.last_reason else ""
@@ -67,9 +70,13 @@ def _repair_state(show: IncompleteShow, now: datetime) -> str:
               help="A given-up show by id (see coverage list); repeat for several.")
 def coverage_retry(brand: str | None, show_ids: tuple[int, ...]) -> None:
     """Let the coverage sensor re-fetch given-up shows again, from a fresh back-off."""
-    from fashion_assets.catalog.coverage import retry_given_up
+    from fashion_assets.catalog.coverage import UnknownShows, retry_given_up
 
     if not brand and not show_ids:
         raise click.UsageError("name the shows to retry: --brand or --show-id")
-    count = retry_given_up(catalog_engine(), brand_slug=brand, show_ids=show_ids)
-    click.echo(f"{count} given-up shows will be re-fetched by the coverage sensor")
+    try:
+        count = retry_given_up(catalog_engine(), brand_slug=brand, show_ids=show_ids)
+    except UnknownShows as exc:
+        raise click.ClickException(f"{exc}: {program()} coverage list shows the given-up "
+                                   "ones") from None
+    click.echo(f"{counted(count, 'given-up show')} will be re-fetched by the coverage sensor")

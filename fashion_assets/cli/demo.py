@@ -11,7 +11,9 @@ from fashion_assets.demo import run_demo
 
 
 @click.command()
-@click.option("--brands", "brand_count", type=WholeNumber(), default=3, show_default=True)
+@click.option("--brands", "brand_count", type=WholeNumber(), default=3, show_default=True,
+              help="Brands of the replica to crawl, besides its two hostile ones "
+                   "(hostile-house, robots-blocked).")
 @click.option("--shows", type=WholeNumber(), default=4, show_default=True,
               help="Shows per brand.")
 @click.option("--photos", type=WholeNumber(), default=12, show_default=True,

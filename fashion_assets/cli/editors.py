@@ -24,11 +24,16 @@ def editors() -> None:
 @click.option("--admin", is_flag=True, help="May also manage the other editors.")
 @click.option("--password-stdin", is_flag=True, help=_STDIN_HELP)
 def editors_add(name: str, admin: bool, password_stdin: bool) -> None:
-    """Add an editor NAME (a-z, 0-9, '.', '_', '-'); the password is asked for."""
-    from fashion_assets.catalog.editors import add_editor
+    """Add an editor NAME (a-z, 0-9, '.', '_', '-'); the password is asked for.
 
-    password = _password(password_stdin)
-    editor = _done(lambda: add_editor(catalog_engine(), name, password,
+    The name is checked first, its shape and that no editor has it, and the password as
+    soon as it is typed: a refusal never comes after the password was typed twice."""
+    from fashion_assets.catalog.editors import add_editor, unused_editor_name
+
+    engine = catalog_engine()
+    name = _done(lambda: unused_editor_name(engine, name))
+    password = _password(password_stdin, name)
+    editor = _done(lambda: add_editor(engine, name, password,
                                       role="admin" if admin else "editor"))
     click.echo(f"added {editor.role} {editor.name}")
 
@@ -58,10 +63,12 @@ def editors_list(as_json: bool) -> None:
 @click.option("--password-stdin", is_flag=True, help=_STDIN_HELP)
 def editors_passwd(name: str, password_stdin: bool) -> None:
     """Give editor NAME a new password; every session they have ends."""
-    from fashion_assets.catalog.editors import set_password
+    from fashion_assets.catalog.editors import existing_editor, set_password
 
-    password = _password(password_stdin)
-    editor = _done(lambda: set_password(catalog_engine(), name, password))
+    engine = catalog_engine()
+    known = _done(lambda: existing_editor(engine, name))  # before the password is typed
+    password = _password(password_stdin, known.name)
+    editor = _done(lambda: set_password(engine, known.name, password))
     click.echo(f"new password for {editor.name}; their sessions ended")
 
 
@@ -98,15 +105,25 @@ def editors_unlock(name: str) -> None:
                else f"{editor.name} had no failed sign-ins")
 
 
-def _password(from_stdin: bool) -> str:
+def _password(from_stdin: bool, name: str) -> str:
     """The password typed twice, or the first line of standard input, read no further than
     a password may be long (and its line end): input with no line end (/dev/zero) is never
-    read whole, and what was read is refused as too long."""
-    if from_stdin:
-        from fashion_assets.domain.passwords import MAX_PASSWORD_CHARS
+    read whole, and what was read is refused as too long. A typed one too weak for editor
+    ``name`` is refused as soon as it is typed, and asked for again, before its repetition."""
+    from fashion_assets.domain.passwords import MAX_PASSWORD_CHARS, WeakPassword, check_strength
 
+    if from_stdin:
         return sys.stdin.readline(MAX_PASSWORD_CHARS + 2).rstrip("\r\n")
-    return click.prompt("password", hide_input=True, confirmation_prompt=True)
+
+    def strong(password: str) -> str:
+        try:
+            check_strength(password, name=name)
+        except WeakPassword as exc:
+            raise click.UsageError(str(exc)) from None
+        return password
+
+    return click.prompt("password", hide_input=True, confirmation_prompt=True,
+                        value_proc=strong)
 
 
 def _done(action):  # type: ignore[no-untyped-def]

@@ -1,7 +1,9 @@
 """The mistakes a user can make, each ended in one line and a non-zero exit, never a
-traceback: a catalog database that is not there or not a database URL, a Dagster deployment
-the command cannot reach or start, a port another program listens on or an address that is
-not this machine's, a replica shape too large to build, a command stopped by a signal.
+traceback: a catalog database that is not there or not a database URL, a data folder that
+cannot be made or written (FASHION_HOME), an object store URL that is none or a store out of
+reach, a Dagster deployment the command cannot reach or start, a port another program listens
+on or an address that is not this machine's, a replica shape too large to build, a command
+stopped by a signal.
 
 Caught once, where every command starts (``OneLineErrors``, the ``main`` group), so a
 command written later gets the same lines without a try block of its own.
@@ -51,9 +53,11 @@ def one_line(exc: Exception) -> str | None:
 
     from fashion_assets import settings
     from fashion_assets.catalog.db import CatalogURLError, redact_url
+    from fashion_assets.folders import FolderError
     from fashion_assets.launch.deployment import DeploymentError
     from fashion_assets.replica.vogue_brands import ShapeError
     from fashion_assets.review_app.server import ListenError
+    from fashion_assets.storage import MissingBucketError, StoreError, StoreURLError
 
     if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:  # only a bind says it
         return (f"{exc.strerror}: another program listens there; stop it, or choose another "
@@ -65,7 +69,13 @@ def one_line(exc: Exception) -> str | None:
                 "and a port this user may open (--port, 1024 or above)")
     if isinstance(exc, CatalogURLError):
         return f"{exc} (FASHION_DATABASE_URL)"
-    if isinstance(exc, DeploymentError):
+    if isinstance(exc, StoreURLError):
+        return f"{exc} (FASHION_STORE_URL)"
+    if isinstance(exc, StoreError | MissingBucketError):  # out of reach, no credentials
+        return (f"the object store {settings.store_url()} cannot be used: {exc}; start it, or "
+                "set FASHION_STORE_URL (with AWS_ENDPOINT_URL_S3 and the credentials) to one "
+                "that answers")
+    if isinstance(exc, DeploymentError | FolderError):
         return str(exc)
     if isinstance(exc, OperationalError):
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)

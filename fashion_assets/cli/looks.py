@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from fashion_assets.cli.common import WholeNumber, catalog_engine, echo_json, program
+from fashion_assets.domain.wording import counted
 
 if TYPE_CHECKING:
     from fashion_assets.catalog.look_search import FoundLook
@@ -30,7 +31,7 @@ def looks() -> None:
 # 50 and 10: catalog/look_search.py's MAX_LIMIT and DEFAULT_LIMIT, not imported for --help
 # (numpy comes with it); tests/unit/test_look_answers.py holds them equal.
 @click.option("--limit", type=WholeNumber(1, 50), default=10, show_default=True,
-              help="Looks at most.")
+              help="Looks listed at most.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
 def looks_find(photo: Path, limit: int, as_json: bool) -> None:
     """The catalog's looks closest to PHOTO (an image file), closest first: promoted shows
@@ -59,7 +60,7 @@ def looks_find(photo: Path, limit: int, as_json: bool) -> None:
 
         click.echo(empty_catalog(program()))
     elif not found.looks:
-        click.echo(f"no match: no look of the catalog within {found.within} bits")
+        click.echo(f"no match: no look of the catalog within {counted(found.within, 'bit')}")
     else:
         for look in found.looks:
             click.echo(_line(look))

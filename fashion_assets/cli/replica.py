@@ -21,26 +21,28 @@ def replica() -> None:
 @click.option("--port", type=PORT, default=8801, show_default=True,
               help="Site origin port (0: any free).")
 @click.option("--cdn-port", type=PORT, default=8802, show_default=True,
-              help="CDN origin port (0: any).")
+              help="CDN origin port (0: any free).")
 @click.option("--impression-port", type=PORT, default=8803, show_default=True,
               help="theImpression site origin port (0: any free).")
 @click.option("--impression-cdn-port", type=PORT, default=8804, show_default=True,
               help="theImpression CDN origin port (0: any free).")
-@click.option("--brands", "brand_count", type=WholeNumber(), default=3, show_default=True)
+@click.option("--brands", "brand_count", type=WholeNumber(), default=3, show_default=True,
+              help="Brands, besides the hostile ones (--hostile).")
 @click.option("--shows", type=WholeNumber(), default=4, show_default=True,
               help="Shows per brand.")
 @click.option("--photos", type=WholeNumber(), default=12, show_default=True,
               help="Photos per show.")
-@click.option("--seed", type=WholeNumber(), default=0, show_default=True)
+@click.option("--seed", type=WholeNumber(), default=0, show_default=True,
+              help="Seed of the generated pages and photos: the same seed, the same site.")
 @click.option("--hostile/--no-hostile", default=True, show_default=True,
               help="Include the brands that serve bad input.")
 @click.option("--warm", is_flag=True, help="Encode every photo before announcing readiness.")
 @click.option("--archive", "corpus", type=click.Path(exists=True, file_okay=False,
                                                      path_type=Path),
-              help="Serve the archive-shaped replica instead: every designer and show of the "
-                   "real listings in this folder (vogue_designers.txt, vogue_show_titles.csv; "
-                   "the repository's tests/data), --photos looks a show, Vogue only. "
-                   "--brands, --shows and --hostile do not apply.")
+              help="Serve the archive-shaped replica instead, Vogue only: every designer and "
+                   "show of the real listings in this folder (vogue_designers.txt and "
+                   "vogue_show_titles.csv, as in the repository's tests/data), each show of "
+                   "--photos looks. --brands, --shows and --hostile do not apply.")
 @click.option("--fraction", default=1.0, show_default=True, type=click.FloatRange(0, 1,
                                                                                   min_open=True),
               help="With --archive: the part of its designers to serve (0.05: about 5%).")

@@ -21,6 +21,7 @@ from fashion_assets.cli.common import (
     queue_instance,
     run_and_follow,
 )
+from fashion_assets.domain.wording import counted
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -64,7 +65,8 @@ def _review_action(refs: list[Any], action: str, reason: str = "",
                                  reason=reason, changes=changes,
                                  confirm_no_photos=confirm_no_photos)
         refused += not result.ok
-        click.echo(result.message if result.ok else f"refused: {result.message}",
+        confirm = " with --confirm-no-photos" if result.needs_confirmation else ""
+        click.echo(result.message if result.ok else f"refused: {result.message}{confirm}",
                    err=not result.ok)
     then(engine)
     if refused:
@@ -76,19 +78,22 @@ def _summary_line(d: Any) -> str:
     key = (f"{d.brand_slug} {d.season_code}" if d.kind == "runway"
            else f"{d.city} {d.year}-{d.month:02d}")
     state = d.status + (" deleted" if d.is_deleted else "")
-    return f"{d.ref}\t{state}\t{key}\t{d.source}\t{d.photos} photos\t{d.title!r}"
+    return f"{d.ref}\t{state}\t{key}\t{d.source}\t{counted(d.photos, 'photo')}\t{d.title!r}"
 
 
 @review.command("list")
-@click.option("--kind", type=click.Choice(["runway", "street"]), default=None)
+@click.option("--kind", type=click.Choice(["runway", "street"]), default=None,
+              help="Only runway or only street drafts (default: both).")
 @click.option("--status", type=click.Choice(["pending", "approved", "rejected", "promoted"]),
               default=None, help="Only drafts in this status (default: any).")
 @click.option("--brand", default=None, help="Only runway drafts of this brand slug.")
 @click.option("--city", default=None, help="Only drafts of this city slug.")
 @click.option("--source", default=None, help="Only drafts from this source (vogue, ...).")
 @click.option("--deleted", is_flag=True, help="Include deleted drafts.")
-@click.option("--limit", type=WholeNumber(1), default=100, show_default=True)
-@click.option("--offset", type=WholeNumber(0), default=0, show_default=True)
+@click.option("--limit", type=WholeNumber(1), default=100, show_default=True,
+              help="Drafts listed at most.")
+@click.option("--offset", type=WholeNumber(0), default=0, show_default=True,
+              help="Drafts skipped first (the next hundred: --offset 100).")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
 def review_list(kind: str | None, status: str | None, brand: str | None, city: str | None,
                 source: str | None, deleted: bool, limit: int, offset: int,
@@ -112,7 +117,8 @@ def review_list(kind: str | None, status: str | None, brand: str | None, city: s
 @click.argument("ref", callback=_draft_refs)
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable details.")
 def review_show(ref: Any, as_json: bool) -> None:
-    """Show a draft: its fields, photos, audit trail and sibling drafts of the same entity."""
+    """Show draft REF: its fields, photos, audit trail and sibling drafts of the same
+    entity."""
     from dataclasses import asdict
 
     from fashion_assets.catalog.review import ReviewError, get_draft
@@ -159,7 +165,7 @@ def _plain_action(action: str, help_text: str) -> None:
 @click.option("--confirm-no-photos", is_flag=True,
               help="Approve drafts that hold no photo too (refused without it).")
 def review_approve(refs: list[Any], reason: str, confirm_no_photos: bool) -> None:
-    """Approve drafts (pending or rejected); promotion then takes them into the catalog
+    """Approve drafts REFS (pending or rejected); promotion then takes them into the catalog
     (review promote, or the approved_drafts_sensor). A draft without photos is refused
     unless --confirm-no-photos says it should have none."""
     _review_action(refs, "approve", reason, confirm_no_photos=confirm_no_photos,
@@ -217,7 +223,7 @@ def review_promote(as_json: bool) -> None:
 @click.argument("refs", nargs=-1, required=True, callback=_draft_refs)
 @click.option("--reason", required=True, help="Why the drafts are rejected (required).")
 def review_reject(refs: list[Any], reason: str) -> None:
-    """Reject drafts (pending or approved), saying why."""
+    """Reject drafts REFS (pending or approved), saying why."""
     _review_action(refs, "reject", reason)
 
 
@@ -226,24 +232,26 @@ def review_reject(refs: list[Any], reason: str) -> None:
 @click.option("--brand", "brand_slug", default=None, help="Brand slug (runway).")
 @click.option("--season-code", default=None,
               help="Season code (runway); also sets season, year and type unless given.")
-@click.option("--title", default=None)
+@click.option("--title", default=None, help="Title, as the review page and the catalog "
+                                            "show it.")
 @click.option("--season", default=None, help="Season word (runway), e.g. fall.")
-@click.option("--year", type=WholeNumber(), default=None)
+@click.option("--year", type=WholeNumber(), default=None,
+              help="Year (runway: the season's; street: the fashion week's).")
 @click.option("--collection-type", default=None, help="Collection type (runway).")
 @click.option("--city", default=None, help="City slug (either kind: a runway show's city).")
 @click.option("--month", type=WholeNumber(), default=None, help="Month 1-12 (street).")
 @_REASON
 def review_edit(ref: Any, reason: str, **fields: Any) -> None:
-    """Edit a draft's fields (a draft not promoted and not deleted)."""
+    """Edit the fields of draft REF (a draft not promoted and not deleted)."""
     changes = {name: value for name, value in fields.items() if value is not None}
     if not changes:
         raise click.UsageError("name a field to edit, e.g. --title or --season-code")
     _review_action([ref], "edit", reason, changes)
 
 
-_plain_action("delete", "Delete drafts (softly: restore brings them back); promoted drafts "
-                        "stay.")
-_plain_action("restore", "Restore deleted drafts, in the status they had.")
+_plain_action("delete", "Delete drafts REFS (softly: restore brings them back); promoted "
+                        "drafts stay.")
+_plain_action("restore", "Restore deleted drafts REFS, in the status they had.")
 
 
 @review.command("serve")
@@ -264,7 +272,7 @@ def review_serve(host: str, port: int) -> None:
     from fashion_assets.review_app import create_app, is_loopback
     from fashion_assets.review_app.hosts import answered_hosts, trusted_proxies, url_host
     from fashion_assets.review_app.server import listening_socket, timed_config
-    from fashion_assets.storage import open_store
+    from fashion_assets.storage import answering_store
 
     try:
         head_s = settings.positive_int(os.environ, "FASHION_REVIEW_HEAD_TIMEOUT")
@@ -281,7 +289,7 @@ def review_serve(host: str, port: int) -> None:
             "--admin) or use --host 127.0.0.1")
     sock = listening_socket(host, port)
     port = sock.getsockname()[1]  # the port it got, when asked for any (0)
-    store = open_store(settings.store_url(), home=settings.home_dir())
+    store = answering_store(settings.store_url(), home=settings.home_dir())
     with queue_instance() as (instance, note):  # the /crawler page's run queue
         app = create_app(engine, store, editor_name=os.environ.get("FASHION_EDITOR") or "web",
                          instance=instance, secure_cookies=settings.parse_bool(

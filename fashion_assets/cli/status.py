@@ -23,6 +23,7 @@ def status(as_json: bool, count_store: bool) -> None:
     """The crawler's status line and progress, then brands, shows, drafts by status, photos
     stored, and with --store the objects and bytes in the store."""
     from fashion_assets.domain.promotion_text import waiting_hint
+    from fashion_assets.domain.wording import counted
     from fashion_assets.status import catalog_status, crawler_status
 
     engine = catalog_engine()
@@ -51,29 +52,23 @@ def status(as_json: bool, count_store: bool) -> None:
     click.echo(f"street style: articles {report['street_articles']}, drafts "
                + ", ".join(f"{k} {v}" for k, v in report["street_drafts"].items()))
     shown = report["catalog"]
-    click.echo(f"promoted into the catalog: {_count(shown['shows'], 'show')} "
-               f"({_count(shown['show_photos'], 'photo')}), "
-               f"{_count(shown['street_albums'], 'street album')} "
-               f"({_count(shown['street_photos'], 'photo')})")
+    click.echo(f"promoted into the catalog: {counted(shown['shows'], 'show')} "
+               f"({counted(shown['show_photos'], 'photo')}), "
+               f"{counted(shown['street_albums'], 'street album')} "
+               f"({counted(shown['street_photos'], 'photo')})")
     waiting = waiting_hint(sum(report["promotion_waiting"].values()), program())
     if waiting:
         click.echo(waiting)
     pending = report["pending_names"]
-    click.echo(f"names waiting for an editor: {_count(pending['brand'], 'brand')}, "
-               f"{_count(pending['city'], 'city', 'cities')}; "
-               f"{_count(report['waiting_for_name'], 'article')} "
+    click.echo(f"names waiting for an editor: {counted(pending['brand'], 'brand')}, "
+               f"{counted(pending['city'], 'city')}; "
+               f"{counted(report['waiting_for_name'], 'article')} "
                f"{'waits' if report['waiting_for_name'] == 1 else 'wait'} for them"
                + (f" ({program()} names list)" if sum(pending.values()) else ""))
     if report["per_brand"]:
         import pandas as pd
 
         click.echo("\n" + pd.DataFrame(report["per_brand"]).to_string(index=False))
-
-
-def _count(n: int, noun: str, plural: str = "") -> str:
-    """``n`` and the noun in its number ("1 brand", "2 brands"): "1 brands" read as a
-    mistake. Local to status until the CLI has one rule for its words."""
-    return f"{n} {noun if n == 1 else plural or noun + 's'}"
 
 
 def _automation(engine: Engine) -> dict[str, Any]:

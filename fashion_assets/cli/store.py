@@ -13,6 +13,7 @@ from fashion_assets.cli.common import (
     program,
     run_and_follow,
 )
+from fashion_assets.domain.wording import counted
 
 
 @click.group()
@@ -22,7 +23,8 @@ def store() -> None:
 
 
 @store.command("missing")
-@click.option("--limit", type=WholeNumber(1), default=100, show_default=True)
+@click.option("--limit", type=WholeNumber(1), default=100, show_default=True,
+              help="Lost photos listed at most.")
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable list.")
 def store_missing(limit: int, as_json: bool) -> None:
     """Lost photos the store heal could not fetch again: object key, reason, the source URL
@@ -40,16 +42,16 @@ def store_missing(limit: int, as_json: bool) -> None:
                                for row in rows]})
         return
     reasons = ", ".join(f"{count} {reason}" for reason, count in by_reason.items())
-    click.echo(f"{total} lost photos could not be fetched again" + (f": {reasons}"
-                                                                     if reasons else ""))
+    click.echo(f"{counted(total, 'lost photo')} could not be fetched again"
+               + (f": {reasons}" if reasons else ""))
     for row in rows:
         click.echo(f"{row.object_key}\t{row.reason}\t{row.url or '-'}\t"
                    f"{row.recorded_at:%Y-%m-%d %H:%M}\t{row.detail}")
     if len(rows) == limit:
         click.echo("... there may be more (--limit)")
     where = f"after {cursor.after[:12]}..." if cursor.after else "from the first photo"
-    click.echo(f"store heal: {cursor.passes} passes over the archive completed; the next "
-               f"tick checks {where} ({program()} store heal runs one now)")
+    click.echo(f"store heal: {counted(cursor.passes, 'pass')} over the archive completed; the "
+               f"next tick checks {where} ({program()} store heal runs one now)")
 
 
 @store.command("heal")
@@ -68,8 +70,9 @@ def store_heal(batch: int | None, as_json: bool) -> None:
     elif summary["success"]:
         reasons = ", ".join(f"{row['objects']} {row['reason']}"
                             for row in summary.get("heal_still_missing_by_reason", []))
-        click.echo(f"{summary['heal_checked']} photos checked, {summary['heal_missing']} "
-                   f"missing from the store, {summary['heal_healed']} fetched again, "
+        click.echo(f"{counted(summary['heal_checked'], 'photo')} checked, "
+                   f"{summary['heal_missing']} missing from the store, "
+                   f"{summary['heal_healed']} fetched again, "
                    f"{summary['heal_still_missing']} still missing"
                    + (f" ({reasons}; {program()} store missing)" if reasons else "")
                    + ("; the walk of the archive is complete and starts over"
@@ -94,8 +97,9 @@ def store_scrub(budget: int | None, as_json: bool) -> None:
     if as_json:
         echo_json(summary)
     elif summary["success"]:
-        click.echo(f"{summary['scrub_read_objects']} photos read "
-                   f"({summary['scrub_read_bytes']:,} bytes), {summary['scrub_damaged']} "
+        click.echo(f"{counted(summary['scrub_read_objects'], 'photo')} read "
+                   f"({counted(summary['scrub_read_bytes'], 'byte')}), "
+                   f"{summary['scrub_damaged']} "
                    f"damaged, {summary['heal_healed']} fetched again, "
                    f"{summary['heal_still_missing']} listed as lost"
                    + (f" ({program()} store missing)" if summary["heal_still_missing"] else "")

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from sqlalchemy.exc import OperationalError
 
 from fashion_assets.domain.ingest import infra_retry_delay
+from fashion_assets.domain.wording import counted
 from fashion_assets.storage import MissingBucketError
 
 T = TypeVar("T")
@@ -65,7 +66,7 @@ async def with_retries(what: str, budget_s: float,
             error = f"{type(exc).__name__}: {exc}"
             delay = infra_retry_delay(failures=failures, failing_s=failing_s, budget_s=budget_s)
             if delay is None:
-                attempts = "1 attempt" if failures == 1 else f"{failures} attempts"
+                attempts = counted(failures, "attempt")
                 raise InfrastructureError(
                     f"{what} kept failing for {failing_s:.1f} s ({attempts}), an outage of "
                     f"our own, not the source's: {error}") from None

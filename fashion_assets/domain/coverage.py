@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from fashion_assets.domain.promotion import CONTRIBUTING_STATUSES
+from fashion_assets.domain.wording import counted
 
 # Draft statuses an editor has not turned down: their shows are repaired.
 ACTIVE_STATUSES = frozenset({"pending", "approved", "promoted"})
@@ -215,10 +216,10 @@ def give_up_reason(missing: dict[str, int], last_outcome: str, attempts: int) ->
     (``not_found`` x 9, ...), else the last recorded outcome of its crawl."""
     if missing:
         parts = ", ".join(f"{reason} x {count}" for reason, count in sorted(missing.items()))
-        what = f"{sum(missing.values())} photos missing ({parts})"
+        what = f"{counted(sum(missing.values()), 'photo')} missing ({parts})"
     else:
         what = last_outcome or "no photo stored"
-    return f"still incomplete after {attempts} re-fetches: {what}"
+    return f"still incomplete after {counted(attempts, 're-fetch')}: {what}"
 
 
 @dataclass(frozen=True)

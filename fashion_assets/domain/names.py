@@ -95,3 +95,10 @@ def resolve_name(name: str, names: Mapping[str, Iterable[str]]) -> Resolution:
     if len(matches) == 1:
         return Resolution(matches[0], new_alias=spelled)
     return Resolution(None, candidates=tuple(matches))
+
+
+def named_by(written: str, names: Iterable[tuple[int, str]]) -> list[int]:
+    """The ids of the names an editor means by ``written``: those equal to it once
+    normalized, by the rule sources' names are matched by (``Stokholm``, ``stokholm``)."""
+    key = normalize_name(written)
+    return [name_id for name_id, name in names if key and normalize_name(name) == key]

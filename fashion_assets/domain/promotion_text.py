@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fashion_assets.domain.wording import counted
+
 COUNTS = ("drafts_promoted", "entries_created", "entries_updated", "photos_added",
           "alternates", "uncertain_pairs")
 """The figures ``catalog_entries`` records per kind, as ``{kind}_{figure}`` metadata."""
@@ -22,10 +24,10 @@ def waiting_hint(waiting: int, program: str) -> str:
     empty when none waits, so that a line is printed only when there is something to do."""
     if waiting <= 0:
         return ""
-    drafts = "draft waits" if waiting == 1 else "drafts wait"
-    return (f"{waiting} approved {drafts} for promotion into the catalog: {program} review "
-            "promote promotes them now, or the approved_drafts_sensor once turned on in the "
-            "Dagster UI (Automation)")
+    verb = "waits" if waiting == 1 else "wait"
+    return (f"{counted(waiting, 'approved draft')} {verb} for promotion into the catalog: "
+            f"{program} review promote promotes them now, or the approved_drafts_sensor once "
+            "turned on in the Dagster UI (Automation)")
 
 
 def nothing_waits(program: str) -> str:
@@ -64,17 +66,14 @@ def promoted_line(counts: Mapping[str, Mapping[str, int]]) -> str:
             parts.append(f"{kind}: nothing approved")
             continue
         extra = "".join(
-            f", {_counted(c[name], what)}" for name, what in (
-                ("alternates", "photo(s) kept as another source's alternate of a look"),
-                ("uncertain_pairs", "pair(s) of photos left for an editor"))
+            f", {counted(c[name], one, many)}" for name, one, many in (
+                ("alternates", "photo kept as another source's alternate of a look",
+                 "photos kept as another source's alternate of a look"),
+                ("uncertain_pairs", "pair of photos left for an editor",
+                 "pairs of photos left for an editor"))
             if c[name])
         entries = "entry" if c["entries_created"] + c["entries_updated"] == 1 else "entries"
-        parts.append(f"{kind}: {_counted(c['drafts_promoted'], 'draft(s)')} promoted into "
+        parts.append(f"{kind}: {counted(c['drafts_promoted'], 'draft')} promoted into "
                      f"{c['entries_created']} new and {c['entries_updated']} updated {entries}, "
-                     f"{_counted(c['photos_added'], 'photo(s)')} added{extra}")
+                     f"{counted(c['photos_added'], 'photo')} added{extra}")
     return "; ".join(parts)
-
-
-def _counted(count: int, what: str) -> str:
-    """``count`` and ``what``, its ``(s)`` kept for many and dropped for one."""
-    return f"{count} {what.replace('(s)', '' if count == 1 else 's')}"

@@ -97,6 +97,9 @@ class ReviewDecision:
 
     ``changes`` maps each field that changes (status and is_deleted included) to
     ``(old, new)``: the catalog writes the new values and records the pairs in the audit trail.
+    ``needs_confirmation``: refused only for want of the editor's confirmation that a draft
+    without photos should have none, which each way of approving asks for in its own words
+    (the command line's ``--confirm-no-photos``, the page's check box).
     """
 
     ok: bool
@@ -104,6 +107,7 @@ class ReviewDecision:
     new_is_deleted: bool
     message: str
     changes: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    needs_confirmation: bool = False
 
 
 def _refuse(status: str, is_deleted: bool, message: str) -> ReviewDecision:
@@ -129,8 +133,9 @@ def decide_review(*, ref: DraftRef, status: str, is_deleted: bool, action: str,
     if problem:
         return _refuse(status, is_deleted, problem)
     if action == "approve" and photos == 0 and not confirm_no_photos:
-        return _refuse(status, is_deleted, f"{name} has no photos: approve it only if it "
-                       "should have none, and confirm that")
+        return ReviewDecision(False, status, is_deleted, f"{name} has no photos: approve it "
+                              "only if it should have none, and confirm that",
+                              needs_confirmation=True)
     if action == "edit":
         return _decide_edit(ref, name, status, is_deleted, changes or {}, current or {})
     new_status = {"approve": "approved", "reject": "rejected"}.get(action, status)

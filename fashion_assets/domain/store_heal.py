@@ -22,6 +22,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from fashion_assets.domain.wording import counted
+
 CHANGED_AT_SOURCE = "changed_at_source"
 """The URL answered with an image whose sha1 is not the lost key: the photo changed there."""
 NO_SOURCE_URL = "no_source_url"
@@ -141,7 +143,7 @@ class HealReport:
         reasons = ", ".join(f"{count} {reason}"
                             for reason, count in sorted(self.still_missing.items()))
         damaged = f" ({self.damaged} of them damaged)" if self.damaged else ""
-        return (f"{self.checked} photos checked, {self.missing} missing from the store"
+        return (f"{counted(self.checked, 'photo')} checked, {self.missing} missing from the store"
                 f"{damaged}, "
                 f"{self.healed} fetched again, {self.unhealed_count} still missing"
                 + (f" ({reasons})" if reasons else ""))

@@ -22,6 +22,7 @@ from dagster import (
 
 from fashion_assets import settings
 from fashion_assets.crawl.store_scrub import ScrubTick, scrub_tick
+from fashion_assets.domain.wording import counted
 from fashion_assets.jobs.store_heal import run_walk_tick
 from fashion_assets.jobs.ticks import reporting_schedule
 from fashion_assets.report import heal_metadata, table
@@ -62,7 +63,8 @@ def tick_metadata(tick: ScrubTick, store_url: str, budget: int) -> dict[str, obj
 
 def scrub_line(tick: ScrubTick) -> str:
     """What the tick's log line says: what it read, the damage, what the heal gave."""
-    return (f"{len(tick.walked.read)} photos read ({tick.walked.bytes_read:,} bytes), "
+    return (f"{counted(len(tick.walked.read), 'photo')} read "
+            f"({counted(tick.walked.bytes_read, 'byte')}), "
             f"{len(tick.damaged)} damaged; {tick.report.line()}")
 
 

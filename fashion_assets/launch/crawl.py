@@ -211,9 +211,12 @@ def command_session(env: Mapping[str, str] | None = None,
     first, with a line each."""
     from fashion_assets import settings
     from fashion_assets.catalog.engines import catalog_engine
+    from fashion_assets.storage import writable_store
 
-    # Opened beside the planning (``Session.engine``): a catalog the runs could not use
-    # ends the command in one line, before a deployment is started or a run submitted.
+    # A store the runs could not write to, and a catalog they could not use (opened beside
+    # the planning: ``Session.engine``), end the command in one line before a deployment is
+    # started or a run submitted: in the run, they would fail each step and its retries.
+    writable_store(settings.store_url(env), home=settings.home_dir(env))
     url = settings.database_url(env)
     with ThreadPoolExecutor(1, thread_name_prefix="catalog") as opening:
         catalog = opening.submit(catalog_engine, url)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fashion_assets import settings
+from fashion_assets.folders import writable_folder
 
 _LOCAL_INSTANCE_YAML = """\
 # Written by fashion-assets for a DAGSTER_HOME that had no dagster.yaml; edit it freely, it
@@ -74,7 +75,7 @@ def default_dagster_home() -> Path:
     open the same one."""
     home = settings.dagster_home().resolve()
     os.environ["DAGSTER_HOME"] = str(home)
-    home.mkdir(parents=True, exist_ok=True)
+    writable_folder(home, "DAGSTER_HOME")
     with _home_lock(home):
         _write_config(home)
     return home

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fashion_assets.domain.wording import counted
 from fashion_assets.sources.registry import RUNWAY_PARTITION_NAMES, Source, runway_sources
 
 
@@ -245,15 +246,15 @@ def _done_line(s: Mapping[str, Any], program: str) -> str:
         return f"{s['partition']}: {text}"
     lost = s.get("photos_lost", 0)
     return (f"{s['partition']}: {text}; {photo_counts(s)}"
-            + (f"; {s.get('photos_healed', 0)} of {lost} photos lost from the store fetched "
-               "again" if lost else ""))
+            + (f"; {s.get('photos_healed', 0)} of {counted(lost, 'photo')} lost from the store "
+               "fetched again" if lost else ""))
 
 
 def photo_counts(s: Mapping[str, Any]) -> str:
     """A summary's (or a sum of summaries') photos in words, each count named for what it
     counts (``report.py: ingest_counts``): added to drafts, fetched into the store, missing."""
-    return (f"{s.get('photos_added', 0)} photos added to drafts, {s.get('images_stored', 0)}"
-            f" fetched, {s.get('images_missing', 0)} missing")
+    return (f"{counted(s.get('photos_added', 0), 'photo')} added to drafts, "
+            f"{s.get('images_stored', 0)} fetched, {s.get('images_missing', 0)} missing")
 
 
 def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
@@ -264,7 +265,7 @@ def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
     photos = {key: sum(s.get(key, 0) for s in summaries)
               for key in ("photos_added", "images_stored", "images_missing")}
     waiting = sum(s.get("waiting_for_name", 0) for s in summaries)
-    return (f"{len(summaries)} crawls, {failed} failed"
+    return (f"{counted(len(summaries), 'crawl')}, {failed} failed"
             + (f" ({partitions} of their partitions)" if partitions else "")
-            + f": {created} drafts created, {photo_counts(photos)}; "
-            f"{waiting} articles wait for a name")
+            + f": {counted(created, 'draft')} created, {photo_counts(photos)}; "
+            f"{counted(waiting, 'article')} {'waits' if waiting == 1 else 'wait'} for a name")

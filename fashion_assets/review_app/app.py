@@ -57,7 +57,7 @@ from fashion_assets.domain.thumbnails import THUMBNAIL, NotAnImage
 from fashion_assets.review_app.access import Access
 from fashion_assets.review_app.admin import EditorAdmin
 from fashion_assets.review_app.hosts import AllowedHosts
-from fashion_assets.review_app.media import content_type, first_photos, thumbnail
+from fashion_assets.review_app.media import content_type, thumbnail
 from fashion_assets.review_app.queue_view import (
     QueueView,
     QueueViewError,
@@ -69,6 +69,7 @@ from fashion_assets.review_app.queue_view import (
 from fashion_assets.review_app.rendering import CRAWLER_HEADERS
 from fashion_assets.review_app.request_text import RefuseControlCharacters as NoControls
 from fashion_assets.review_app.request_text import RefusedText, refused_answer
+from fashion_assets.review_app.rows import rows
 from fashion_assets.review_app.security import EveryAnswerHeaders, form_cookie_key
 from fashion_assets.status import crawler_status
 from fashion_assets.storage import ObjectStore, StoreError, is_object_key
@@ -175,12 +176,12 @@ class _Pages:
             return PlainTextResponse(str(exc), 400)
         drafts = await run_in_threadpool(self._list, view, limit=PAGE_SIZE, offset=view.pos)
         total = await run_in_threadpool(lambda: count_drafts(self.engine, **self._filters(view)))
-        thumbs = await run_in_threadpool(first_photos, self.engine, drafts)
+        shown = await run_in_threadpool(rows, self.engine, drafts)
         waiting = await run_in_threadpool(waiting_for_promotion, self.engine)
         page = {"next": view.query(pos=view.pos + PAGE_SIZE)
                 if view.pos + PAGE_SIZE < total else None,
                 "previous": view.query(pos=max(0, view.pos - PAGE_SIZE)) if view.pos else None}
-        return self.render(request, "queue.html", drafts=drafts, thumbs=thumbs, view=view,
+        return self.render(request, "queue.html", drafts=drafts, shown=shown, view=view,
                            kinds=KINDS, statuses=STATUSES, page=page, total=total,
                            bulk_max=BULK_MAX, queue=view.query(pos=0),
                            promotion=waiting_hint(sum(waiting.values()), "fashion-assets"))
@@ -194,22 +195,21 @@ class _Pages:
         except QueueViewError as exc:
             return PlainTextResponse(str(exc), 400)
         ref = draft_ref(request.path_params["ref"])
-        detail = None
-        if ref is not None:
-            try:
-                detail = await run_in_threadpool(get_draft, self.engine, ref.kind, ref.id)
-            except ReviewError:
-                detail = None
+        try:
+            detail = (await run_in_threadpool(get_draft, self.engine, ref.kind, ref.id)
+                      if ref is not None else None)
+        except ReviewError:
+            detail = None
         if ref is None or detail is None:
             return self.render(request, "missing.html", 404, what=request.path_params["ref"])
-        thumbs = await run_in_threadpool(first_photos, self.engine, detail.siblings)
+        shown = await run_in_threadpool(rows, self.engine, [detail.summary, *detail.siblings])
         try:
             looks = await run_in_threadpool(draft_looks, self.engine, self.store,
                                             ENTITIES[ref.kind], ref.id)
         except StoreError:  # photos to hash unreadable now: the page without its looks
             looks = DraftLooks((), ())
         editable = [(name, detail.fields.get(name)) for name in EDITABLE[ref.kind]]
-        return self.render(request, "draft.html", d=detail, ref=draft_link(ref), thumbs=thumbs,
+        return self.render(request, "draft.html", d=detail, ref=draft_link(ref), shown=shown,
                            looks=looks, editable=editable, queue=view.query(position="pos"),
                            skip=await self._at(view, view.pos + 1),
                            back=view.query(pos=view.pos - view.pos % PAGE_SIZE))

@@ -36,10 +36,16 @@ __all__ = [
     "S3Store",
     "StoreError",
     "StoreStats",
+    "StoreURLError",
     "is_object_key",
     "object_key",
     "open_store",
 ]
+
+class StoreURLError(ValueError):
+    """A store URL ``open_store`` cannot read (a user's setting: its text is the one line,
+    said with FASHION_STORE_URL by ``cli/errors.py``, and a run fails on it unretried)."""
+
 
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 _FORMS = "'' or 'file://' (default), 'file:///abs/path', 'file://rel/path', 's3://bucket[/prefix]'"
@@ -65,10 +71,10 @@ def open_store(url: str, *, home: Path) -> ObjectStore:
         return FileStore(home / "objects")
     scheme, separator, rest = url.partition("://")
     if not separator:
-        raise ValueError(f"store URL {url!r} has no scheme; expected one of: {_FORMS}")
+        raise StoreURLError(f"store URL {url!r} has no scheme; expected one of: {_FORMS}")
     if "@" in rest:
         # Don't echo it: the part before '@' would be credentials.
-        raise ValueError(
+        raise StoreURLError(
             "store URL must not contain credentials ('user@'); S3 credentials come from the "
             "AWS environment or profile"
         )
@@ -80,21 +86,46 @@ def open_store(url: str, *, home: Path) -> ObjectStore:
         case "s3":
             return _s3_store(url, rest)
         case _:
-            raise ValueError(f"store URL {url!r} has unknown scheme {scheme!r}; expected {_FORMS}")
+            raise StoreURLError(
+                f"store URL {url!r} has unknown scheme {scheme!r}; expected {_FORMS}")
 
 
 def _s3_store(url: str, rest: str) -> S3Store:
     bucket, _, prefix = rest.partition("/")
     if not bucket:
-        raise ValueError(f"store URL {url!r} names no bucket; expected 's3://bucket[/prefix]'")
+        raise StoreURLError(f"store URL {url!r} names no bucket; expected 's3://bucket[/prefix]'")
     if not _BUCKET.fullmatch(bucket):
-        raise ValueError(
+        raise StoreURLError(
             f"store URL {url!r}: {bucket!r} is not a valid S3 bucket name "
             "(3-63 chars: lowercase letters, digits, '.', '-')"
         )
     prefix = prefix.strip("/")
     if prefix and any(part in {"", ".", ".."} for part in prefix.split("/")):
-        raise ValueError(f"store URL {url!r}: the prefix has an empty, '.' or '..' segment")
+        raise StoreURLError(f"store URL {url!r}: the prefix has an empty, '.' or '..' segment")
     from fashion_assets.storage.s3 import S3Store
 
     return S3Store(bucket, prefix)
+
+
+
+def answering_store(url: str, *, home: Path) -> ObjectStore:
+    """``open_store``'s store, its S3 bucket checked now (``MissingBucketError``,
+    ``StoreError``: no credentials, an endpoint that is down), for a server about to answer
+    from it: each request would otherwise fail on it, long after the server said it was up.
+    A file store's missing folder is an empty store."""
+    store = open_store(url, home=home)
+    if not isinstance(store, FileStore):
+        store.exists(object_key(b""))  # the bucket check an S3 store makes on first use
+    return store
+
+
+def writable_store(url: str, *, home: Path) -> ObjectStore:
+    """``answering_store``'s store, its folder made for a file store (``FolderError`` naming
+    the variable to change when it cannot be), for a command about to start runs that write
+    to it: in the run, each step and its retries would fail on it."""
+    from fashion_assets.folders import writable_folder
+
+    store = answering_store(url, home=home)
+    if isinstance(store, FileStore):
+        writable_folder(store.root, "FASHION_STORE_URL", mode=0o700)  # as put makes it
+    return store

@@ -246,6 +246,15 @@ def test_the_openapi_document_names_every_route(api: httpx.Client) -> None:
     assert served == set(document["paths"])
 
 
+def test_the_address_api_serve_prints_says_what_the_api_serves(api: httpx.Client) -> None:
+    """``GET /api/v1/``, the address ``api serve`` prints, was a plain-text 404."""
+    index = get(api, "/")
+    assert set(index["routes"]) == {f"{method.upper()} {path}"
+                                    for path, methods in openapi_document()["paths"].items()
+                                    for method in methods}
+    assert index["routes"]["POST /api/v1/looks/search"] and index["catalog_pages"] == "/catalog/"
+
+
 def test_it_pages_through_an_archive_of_26000_shows(tmp_path: Path, database_url: str
                                                      ) -> None:
     engine = catalog_engine(database_url)

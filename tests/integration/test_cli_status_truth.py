@@ -111,8 +111,8 @@ def test_a_re_crawl_counts_the_photos_drafts_gained_the_same_everywhere(
 
     run("crawl", "--brand", HOSTILE_BRAND)
     _, out = run("crawl", "--brand", HOSTILE_BRAND)
-    shows = [re.search(r"\((\d+) photos added(?: of (\d+) fetched)?, (\d+) missing\)", line)
-             for line in out.splitlines() if re.match(r"\[\d+/\d+\] .* photos added", line)]
+    shows = [re.search(r"\((\d+) photos? added(?: of (\d+) fetched)?, (\d+) missing\)", line)
+             for line in out.splitlines() if re.match(r"\[\d+/\d+\] .* photos? added", line)]
     assert shows and all(shows), out
     added = sum(int(m[1]) for m in shows)
     fetched = sum(int(m[2] or m[1]) for m in shows)

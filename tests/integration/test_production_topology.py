@@ -148,6 +148,11 @@ def runs_of(instance: Any, job: str) -> list[Any]:
     return list(reversed(instance.get_run_records(RunsFilter(job_name=job))))
 
 
+def run_statuses(instance: Any, run_ids: list[str]) -> list[str]:
+    """Each run's status now, as Dagster's database has it."""
+    return [instance.get_run_by_id(run_id).status.value for run_id in run_ids]
+
+
 def finished(records: list[Any], count: int) -> bool:
     return len(records) >= count and all(r.dagster_run.is_finished for r in records)
 
@@ -192,10 +197,19 @@ def test_the_daemon_crawls_on_two_celery_workers_fails_a_killed_ones_runs_promot
                 return {run for run, pid in run_pids(instance, crawl_ids).items()
                         if pid in processes}
 
+            # Each run is STARTED (its RUN_START written, so its start time too), not only
+            # in its worker's process: a run killed while STARTING was handed to the other
+            # worker by the broker and ran there after a survivor ended (3 runs at most at
+            # once instead of 4). The photos are held, so none of the four can end meanwhile.
             wait_for(lambda: [len(on_worker(n)) for n in workers] == [RUNS_PER_WORKER] * 2
+                     and run_statuses(instance, crawl_ids).count("STARTED") == CRAWL_LIMIT
                      and site.held_count() >= 1,
-                     "two crawl runs on each worker, photos held at the gate", DEADLINE_S,
-                     topology.check_running)
+                     "two crawl runs started on each worker, photos held at the gate",
+                     DEADLINE_S, topology.check_running)
+            # The limit reached and held, read from the runs' states at one moment: four
+            # started, the fifth still queued behind them.
+            assert sorted(run_statuses(instance, crawl_ids)) == (
+                ["QUEUED"] * (BRANDS - CRAWL_LIMIT) + ["STARTED"] * CRAWL_LIMIT)
             killed = on_worker("worker-1")
             workers["worker-1"].kill()
     finally:

@@ -98,16 +98,22 @@ def runway_draft(engine: Engine, store: ObjectStore | None, *, title: str = "Spr
             {"s": source, "u": f"https://{source}.example/chloe/{code}/{next(_seeds)}",
              "c": code, "t": title, "st": status}).scalar_one())
         for n in range(photos if store is not None else 0):
-            data = png(next(_seeds))
-            key = object_key(data)
-            store.put(key, data, "image/png")
-            conn.execute(text(
-                "INSERT INTO brand_runway_draft_images (draft_id, position, object_key,"
-                " source_image_url, content_type, width, height, byte_size)"
-                " VALUES (:d, :p, :k, :u, 'image/png', 8, 12, :b)"),
-                {"d": draft_id, "p": n + 1, "k": key, "b": len(data),
-                 "u": f"https://cdn.example/{draft_id}/{n}.png"})
+            draft_photo(conn, store, draft_id, n + 1, png(next(_seeds)), (8, 12))
     return draft_id
+
+
+def draft_photo(conn: Any, store: ObjectStore, draft_id: int, position: int, data: bytes,
+                size: tuple[int, int]) -> None:
+    """``data``, a PNG of ``size``, put in ``store`` as the runway draft's photo at
+    ``position``."""
+    key = object_key(data)
+    store.put(key, data, "image/png")
+    conn.execute(text(
+        "INSERT INTO brand_runway_draft_images (draft_id, position, object_key,"
+        " source_image_url, content_type, width, height, byte_size)"
+        " VALUES (:d, :p, :k, :u, 'image/png', :w, :h, :b)"),
+        {"d": draft_id, "p": position, "k": key, "b": len(data), "w": size[0], "h": size[1],
+         "u": f"https://cdn.example/{draft_id}/{position}.png"})
 
 
 def photo_keys(database_url: str, draft_id: int) -> list[str]:

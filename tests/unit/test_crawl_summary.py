@@ -70,7 +70,7 @@ def test_a_re_crawl_that_fetched_photos_the_drafts_had_adds_none() -> None:
 
     assert summary_line(again) == ("lagos-fashion-week: 3 unrepaired; 0 photos added to drafts,"
                                    " 33 fetched, 0 missing")
-    assert crawl_totals([again]) == ("1 crawls, 0 failed: 0 drafts created, 0 photos added to"
+    assert crawl_totals([again]) == ("1 crawl, 0 failed: 0 drafts created, 0 photos added to"
                                      " drafts, 33 fetched, 0 missing; 0 articles wait for a name")
 
 
@@ -126,7 +126,7 @@ def test_a_range_run_names_each_partition_whose_listing_failed_and_counts_as_fai
     assert summary_line(summary) == (
         "acne..nosuch: 4 created; 48 photos added to drafts, 48 fetched, 0 missing; FAILED"
         " nosuch - no such designer on Vogue: nosuch (HTTP 404)")
-    assert crawl_totals([summary]).startswith("1 crawls, 1 failed (1 of their partitions): 4")
+    assert crawl_totals([summary]).startswith("1 crawl, 1 failed (1 of their partitions): 4")
 
 
 def test_a_step_up_for_retry_says_why_and_when_even_without_verbose() -> None:

@@ -5,12 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fashion_assets.domain.names import (
     MAX_NAME_CHARS,
     Resolution,
     clean_name,
     name_slug,
+    named_by,
     normalize_name,
     resolve_name,
 )
@@ -99,3 +102,23 @@ def test_every_real_designer_name_normalizes_to_something() -> None:
     assert len(names) > 1800 and not empty
     assert len({normalize_name(n) for n in names}) > 0.98 * len(set(names))
 
+
+
+@given(st.text(max_size=30), st.sampled_from([str.upper, str.lower, str.title, str.strip]))
+def test_a_pending_name_is_found_however_the_editor_cases_it(name: str, spell: object) -> None:
+    """``names merge stokholm ...`` finds the pending ``Stokholm``: what a source's spelling
+    would resolve to, an editor's finds; a name with nothing to match finds nothing."""
+    written = spell(name)  # type: ignore[operator]
+    found = named_by(written, [(7, name)])
+    if normalize_name(written) and normalize_name(written) == normalize_name(name):
+        assert found == [7]
+    else:
+        assert found == [] or normalize_name(written) == normalize_name(name)
+
+
+def test_a_name_as_written_matches_in_any_case_and_accent() -> None:
+    pending = [(1, "Maison Inconnue"), (2, "Lagos"), (3, "Stokholm"), (4, "lagos")]
+    assert named_by("stokholm", pending) == [3]
+    assert named_by("MAISON  inconnue", pending) == [1]
+    assert named_by("Lagos", pending) == [2, 4]  # a brand and a city: the id decides
+    assert named_by("Kyiv", pending) == [] and named_by("", pending) == []

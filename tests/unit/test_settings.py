@@ -10,7 +10,7 @@ from dagster import EnvVar
 from fashion_assets import settings
 from fashion_assets.resources import resources_from_env
 
-README = Path(__file__).parents[2] / "README.md"
+CONFIGURATION = Path(__file__).parents[2] / "docs" / "configuration.md"
 
 
 def test_defaults_put_everything_under_the_data_folder(tmp_path: Path) -> None:
@@ -32,12 +32,12 @@ def test_the_dagster_instance_is_dagster_home_else_under_the_data_folder(
     assert settings.dagster_home({}) == Path(".fashion").resolve() / "dagster"
 
 
-def test_the_readme_documents_every_setting_with_its_default() -> None:
-    readme = README.read_text()
+def test_the_configuration_page_documents_every_setting_with_its_default() -> None:
+    page = CONFIGURATION.read_text()
     for setting in settings.SETTINGS:
-        assert f"| `{setting.env}` |" in readme, setting.env
+        assert f"| `{setting.env}` |" in page, setting.env
         if setting.default:
-            assert f"| `{setting.env}` | `{setting.default}` |" in readme, setting.env
+            assert f"| `{setting.env}` | `{setting.default}` |" in page, setting.env
 
 
 def test_resources_take_values_from_a_given_mapping() -> None:
