@@ -16,7 +16,7 @@ from dagster import (
 )
 
 from fashion_assets.crawl.http import FetchCounters
-from fashion_assets.domain.ingest import Outcome, count_outcomes
+from fashion_assets.domain.ingest import Outcome, count_outcomes, draft_photos_gained
 from fashion_assets.domain.store_heal import HealReport
 
 MAX_TABLE_ROWS = 500
@@ -98,18 +98,27 @@ class _Ingested(Protocol):
     outcome: Outcome
     images_stored: int
     images_missing: int
+    photos_added: int
 
 
 def ingest_counts(prefix: str, results: Sequence[_Ingested], counters: FetchCounters,
                   store_url: str) -> dict[str, object]:
-    """The counts every drafts asset reports: outcomes (zeros included), photos, traffic."""
+    """The counts every drafts asset reports, each with one meaning, read as they are by the
+    command's lines and ``--json`` (``launch/summaries.py``): outcomes (zeros included);
+    ``photos_added``, the photos drafts gained (``draft_photos_gained``);
+    ``images_stored``, the photos of the step's items fetched into the store by this run
+    (by this step, or by the run's manifests step before it); ``images_missing``; and this
+    step's own traffic (``requests_by_this_step``: 0 when the manifests step fetched every
+    photo already, beside hundreds stored)."""
     return {
         **{f"{prefix}{name}": count
            for name, count in count_outcomes(r.outcome for r in results).items()},
+        "photos_added": sum(draft_photos_gained(r.outcome, r.images_stored, r.photos_added)
+                            for r in results),
         "images_stored": sum(r.images_stored for r in results),
         "images_missing": sum(r.images_missing for r in results),
-        "requests": counters.requests,
-        "bytes_received": counters.bytes_received,
+        "requests_by_this_step": counters.requests,
+        "bytes_received_by_this_step": counters.bytes_received,
         "store": store_url,
     }
 

@@ -29,6 +29,13 @@ from fashion_assets.domain.progress import (
     percent,
     status_line,
 )
+from fashion_assets.domain.retries import (
+    RETRY_EVENT,
+    STEP_AGAIN_EVENTS,
+    StepEvent,
+    first_line,
+    pending_retries,
+)
 from fashion_assets.storage import open_store
 
 DRAFT_STATUSES = ("pending", "approved", "rejected", "promoted")
@@ -39,43 +46,51 @@ NO_INSTANCE_NOTE = "no Dagster instance: queued runs not counted"
 
 def crawler_status(engine: Engine, instance: Any = None, *, now: datetime | None = None,
                    threshold_s: float = STUCK_THRESHOLD_S) -> dict[str, Any]:
-    """What the crawler does: running crawls with progress and heartbeat age, the queue, the
-    review backlog, and the status line; plain JSON-able data.
+    """What the crawler does: running crawls with progress and heartbeat age, runs waiting
+    for a step's retry, the queue, the review backlog, and the status line; plain JSON-able
+    data.
 
     Running crawls are the catalog's running progress rows (any process writes them, so no
     Dagster instance is needed to see them); a row is ``stale`` once its heartbeat is older
-    than ``threshold_s`` (the stuck rule). Queued runs (QUEUED or NOT_STARTED) come from
-    ``instance`` when one is given (a ``DagsterInstance``); without one the queue counts 0
-    and ``queue_note`` says why, rather than guessing. With an instance, a row whose run has
-    ended in Dagster (failed or canceled while its step was writing, its process killed) is
-    ``run_ended`` and not counted as running: stuck_runs_sensor ends the row once its
-    heartbeat is stale.
+    than ``threshold_s`` (the stuck rule). With an instance (a ``DagsterInstance``),
+    Dagster's word joins the rows': a row whose run Dagster has ended (failed or canceled
+    while its step was writing, its process killed) is never shown running but under
+    ``ended`` with Dagster's status, until stuck_runs_sensor ends the row; a run whose step
+    waits for its retry (Dagster holds it STARTED, its row ended with the attempt) is
+    running, under ``retrying`` with why and when (``domain/retries.py``); queued runs
+    (QUEUED or NOT_STARTED) are counted. Without one the queue counts 0 and ``queue_note``
+    says why, rather than guessing.
     """
     now = now or datetime.now(UTC)
     rows = progress_catalog.running(engine)
-    gone = _ended_runs(instance, [row.run_id for row in rows]) if instance is not None else set()
+    gone = _ended_runs(instance, [row.run_id for row in rows]) if instance is not None else {}
     crawls = [{**row.as_dict(),
                "heartbeat_age_s": round(heartbeat_age(row.heartbeat_at, now), 1),
                "heartbeat_age": format_age(heartbeat_age(row.heartbeat_at, now)),
                "running_s": round(elapsed_s(row.started_at, now), 1),
                "shows_percent": percent(row.shows_done, row.shows_total),
                "photos_percent": percent(row.photos_done, row.photos_total),
-               "stale": is_stuck(row.heartbeat_at, now, threshold_s),
-               "run_ended": row.run_id in gone}
+               "stale": is_stuck(row.heartbeat_at, now, threshold_s)}
               for row in rows]
-    gone_count = sum(c["run_ended"] for c in crawls)
-    queued, queued_count, note = [], 0, NO_INSTANCE_NOTE
+    running = [c for c in crawls if c["run_id"] not in gone]
+    ended = [{**c, "stale": False, "dagster_status": gone[c["run_id"]]}
+             for c in crawls if c["run_id"] in gone]
+    queued, queued_count, note, retrying = [], 0, NO_INSTANCE_NOTE, []
     if instance is not None:
         queued, queued_count, note = _queued_runs(instance, now), _queued_count(instance), ""
+        live = {c["run_id"] for c in running}
+        retrying = [r for r in _retry_waits(instance, now) if r["run_id"] not in live]
     by_kind = pending_review(engine)
     pending = {**by_kind, "total": sum(by_kind.values())}
     return {
-        "line": status_line(len(crawls) - gone_count, queued_count, pending["total"]),
+        "line": status_line(len(running) + len(retrying), queued_count, pending["total"],
+                            retrying=len(retrying)),
         "now": now.isoformat(),
         "stuck_threshold_s": threshold_s,
-        "running": crawls,
-        "stale": sum(c["stale"] for c in crawls),
-        "run_ended": gone_count,
+        "running": running,
+        "stale": sum(c["stale"] for c in running),
+        "retrying": retrying,
+        "ended": ended,
         "queued_count": queued_count,
         "queued": queued,
         "queue_note": note,
@@ -83,15 +98,51 @@ def crawler_status(engine: Engine, instance: Any = None, *, now: datetime | None
     }
 
 
-def _ended_runs(instance: Any, run_ids: list[str]) -> set[str]:
-    """Those of ``run_ids`` that Dagster says have ended (success, failure, canceled)."""
+def _ended_runs(instance: Any, run_ids: list[str]) -> dict[str, str]:
+    """Those of ``run_ids`` that Dagster says have ended, with how (SUCCESS, FAILURE,
+    CANCELED)."""
     from dagster import DagsterRunStatus, RunsFilter
 
     if not run_ids:
-        return set()
+        return {}
     ended = [DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED]
-    return {run.run_id for run in instance.get_runs(RunsFilter(run_ids=run_ids,
-                                                               statuses=ended))}
+    return {run.run_id: run.status.value
+            for run in instance.get_runs(RunsFilter(run_ids=run_ids, statuses=ended))}
+
+
+def _retry_waits(instance: Any, now: datetime) -> list[dict[str, Any]]:
+    """The steps of STARTED runs that wait for their retry (at most ``MAX_QUEUED_LISTED``
+    runs read: the run queue starts far fewer at once), from each run's step events."""
+    from dagster import DagsterEventType, DagsterRunStatus, RunsFilter
+
+    types = {DagsterEventType(name) for name in (RETRY_EVENT, *STEP_AGAIN_EVENTS)}
+    waits = []
+    for run in instance.get_runs(RunsFilter(statuses=[DagsterRunStatus.STARTED]),
+                                 limit=MAX_QUEUED_LISTED):
+        events = [_step_event(entry) for entry in instance.all_logs(run.run_id, of_type=types)]
+        for wait in pending_retries(events):
+            due = wait.due_at
+            waits.append({"run_id": run.run_id, "job_name": run.job_name,
+                          "partition_key": run.tags.get("dagster/partition", ""),
+                          "step": wait.step_key, "reason": first_line(wait.reason),
+                          "failed_at": datetime.fromtimestamp(wait.failed_at, UTC).isoformat(),
+                          "retry_at": due.isoformat() if due else None,
+                          "retry_in_s": wait.in_s(now), "line": wait.line(now)})
+    return waits
+
+
+def _step_event(entry: Any) -> StepEvent:
+    """A step event of the instance's log as plain data; a retry's with the root cause of
+    its failure (not Dagster's wrapper of it) and the back-off."""
+    event = entry.dagster_event
+    reason, wait_s = "", None
+    if event.event_type_value == RETRY_EVENT:
+        error, wait_s = event.event_specific_data.error, event.event_specific_data.seconds_to_wait
+        while error is not None and error.cause is not None:
+            error = error.cause
+        reason = error.message if error is not None else entry.message or ""
+    return StepEvent(event.event_type_value, event.step_key or "", entry.timestamp, reason,
+                     wait_s)
 
 
 def _queue_filter() -> Any:

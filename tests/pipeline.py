@@ -14,12 +14,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fashion_assets.launch.crawl import crawl_tags
-from fashion_assets.launch.partitions import add_partitions, listed_in_catalog
+from fashion_assets.launch.partitions import add_partitions
 from fashion_assets.launch.summaries import (
     crawl_kinds,
     crawl_summary,
     job_summary,
     run_outcome,
+    unlisted_partitions,
 )
 
 
@@ -40,7 +41,8 @@ def _env_items(env: Mapping[str, str] | None) -> tuple[tuple[str, str], ...]:
 def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
                      env: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """Run each ``(kind, partition key)``'s crawl job here, as the command submits it (a
-    new partition added first, a brand typo's partition removed again); a summary each."""
+    new partition added first, removed again when its listing was not read); a summary
+    each."""
     kinds = crawl_kinds()
     added: set[tuple[str, str]] = set()
     for name in {kind for kind, _ in targets}:  # a range's partitions are there already
@@ -51,8 +53,9 @@ def crawl_partitions(targets: Sequence[tuple[str, str]], instance: Any,
         result = _job(_env_items(env), kinds[kind].job).execute_in_process(
             instance=instance, raise_on_error=False, tags=crawl_tags(kind, key))
         summary = crawl_summary(kinds[kind], key, run_outcome(instance, result.run_id))
-        if kind == "brand" and (kind, key) in added and not listed_in_catalog(key, env):
-            instance.delete_dynamic_partition(kinds[kind].partitions, key)
+        for unlisted in unlisted_partitions(summary, {k for n, k in added if n == kind}
+                                            & {key}):
+            instance.delete_dynamic_partition(kinds[kind].partitions, unlisted)
         summaries.append(summary)
     return summaries
 

@@ -24,7 +24,7 @@ from fashion_assets.crawl.ingest import IngestResult
 from fashion_assets.crawl.responses import FetchCounters
 from fashion_assets.crawl.store_heal import heal_after_ingest
 from fashion_assets.domain.hosts import HostPolicy
-from fashion_assets.domain.ingest import Outcome
+from fashion_assets.domain.ingest import draft_photos_gained
 from fashion_assets.domain.store_heal import HealReport
 from fashion_assets.domain.wording import counted
 from fashion_assets.progress import ProgressLog
@@ -85,8 +85,8 @@ def run_drafts(context: AssetExecutionContext, engine: Engine, crawler: CrawlerR
 
 
 def _photos(result: IngestResult[Any]) -> str:
-    """A repair may fetch photos the draft holds already (under new URLs): it says how many
-    of those it fetched were new to the draft."""
-    if result.outcome in (Outcome.REPAIRED, Outcome.UNREPAIRED):
-        return f"{counted(result.photos_added, 'photo')} added of {result.images_stored} fetched"
-    return f"{result.images_stored} stored"
+    """The photos the item's draft gained (``draft_photos_gained``), and those fetched for
+    it when they differ (a repair fetches photos the draft holds already, under new URLs)."""
+    added = draft_photos_gained(result.outcome, result.images_stored, result.photos_added)
+    return f"{counted(added, 'photo')} added" + (
+        f" of {result.images_stored} fetched" if added != result.images_stored else "")

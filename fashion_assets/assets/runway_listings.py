@@ -37,7 +37,7 @@ def list_brands(context: AssetExecutionContext, catalog: CatalogResource,
         name_note = catalog_names.record_own_name(engine, listing.brand_slug,
                                                   listing.display_name)
         log_listing(context, listing.brand_slug, f"{counted(len(listing.shows), 'show')} listed, "
-                    f"{listing.new_shows} new", listing.skipped)
+                    f"{listing.new_shows} listed for the first time", listing.skipped)
         if name_note:
             context.log.warning(f"{listing.brand_slug}: {name_note}")
     return MaterializeResult(metadata={
@@ -46,7 +46,7 @@ def list_brands(context: AssetExecutionContext, catalog: CatalogResource,
         # Every entry the listing pages hold, readable or not: "nothing listed" means none.
         "listed": sum(len(listing.shows) + len(listing.skipped) for listing in listings),
         "shows": sum(len(listing.shows) for listing in listings),
-        "new_shows": sum(listing.new_shows for listing in listings),
+        "shows_first_listed": sum(listing.new_shows for listing in listings),
         "skipped_entries": sum(len(listing.skipped) for listing in listings),
         "pending_cities": ", ".join(sorted({c for listing in listings
                                             for c in listing.pending_cities})),
@@ -77,15 +77,15 @@ def list_seasons(context: AssetExecutionContext, catalog: CatalogResource,
                for season, listing in listed}
     for season, listing in listed:
         log_listing(context, season, f"{counted(len(listing.shows), 'gallery')} listed, "
-                    f"{listing.new_shows} new, {len(waiting[season])} waiting for a brand "
-                    "name", listing.skipped)
+                    f"{listing.new_shows} listed for the first time, {len(waiting[season])}"
+                    " waiting for a brand name", listing.skipped)
     return MaterializeResult(metadata={
         "seasons": len(context.partition_keys),
         "failed_seasons": len(failed),
         "pages": sum(listing.pages for listing in listings),
         "listed": sum(len(li.shows) + len(li.held) + len(li.skipped) for li in listings),
         "shows": sum(len(listing.shows) for listing in listings),
-        "new_shows": sum(listing.new_shows for listing in listings),
+        "shows_first_listed": sum(listing.new_shows for listing in listings),
         "waiting_for_name": sum(len(held) for held in waiting.values()),
         "skipped_entries": sum(len(li.skipped) + len(li.held) for li in listings)
         - sum(len(held) for held in waiting.values()),

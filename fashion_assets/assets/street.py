@@ -65,7 +65,8 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
     for week, listing in listed:
         city = listing.city or f"waiting: {listing.city_name!r} is not a known city"
         log_listing(context, week, f"{counted(len(listing.articles), 'article')} on "
-                    f"{counted(listing.pages, 'page')}, {listing.new_articles} new, city {city}",
+                    f"{counted(listing.pages, 'page')}, {listing.new_articles} listed for the"
+                    f" first time, city {city}",
                     listing.skipped)
     listings = [listing for _, listing in listed]
     return MaterializeResult(metadata={
@@ -79,7 +80,7 @@ def street_style_listings(context: AssetExecutionContext, catalog: CatalogResour
         # waiting ones included
         "listed": sum(len(li.articles) + len(li.skipped) for li in listings),
         "articles": sum(len(li.articles) for li in listings),
-        "new_articles": sum(li.new_articles for li in listings),
+        "articles_first_listed": sum(li.new_articles for li in listings),
         "waiting_for_name": sum(h.outcome == "waiting_for_name" for li in listings
                                 for h in li.held),
         "skipped_entries": sum(len(li.skipped) for li in listings),

@@ -242,18 +242,26 @@ class IncompleteShow:
     next_attempt_at: str | None  # ISO 8601 UTC; None: due now (or given up)
     gave_up_at: str | None  # ISO 8601 UTC; None: not given up
     reason: str  # why it was given up
+    last_reason: str  # why it is incomplete: the latest reason the ingest log has for it
 
 
 def incomplete_shows(engine: Engine, rules: CoverageRules, *, limit: int = 100
                      ) -> list[IncompleteShow]:
     """Up to ``limit`` incomplete shows with their counts and the sensor's attempts: those it
     still repairs first (due ones, then by next attempt), then those it gave up on, latest
-    first. Counts and rule are the sensor's own (``coverage_sql``, ``incomplete_sql``)."""
+    first. Counts and rule are the sensor's own (``coverage_sql``, ``incomplete_sql``).
+
+    Each with the latest reason the ingest log holds for the show (its manifest's failure,
+    its drafts step's "no manifest: ..."), so a show never re-fetched says why it is
+    incomplete too: a look-up per listed show on the log's (source, source_url, id) index."""
     subject, expected, stored = coverage_sql(CoverageColumns())
     sql = text(
         f"SELECT s.id, s.source, s.brand_slug, s.season_code, s.source_url, {stored},"
         f" {expected}, COALESCE(r.attempts, 0), r.next_attempt_at, r.gave_up_at,"
-        f" COALESCE(r.reason, ''){SHOW_JOINS} LEFT JOIN coverage_repairs r ON r.show_id = s.id"
+        f" COALESCE(r.reason, ''), COALESCE((SELECT l.reason FROM ingest_log l"
+        f" WHERE l.source = s.source AND l.source_url = s.source_url AND l.reason <> ''"
+        f" ORDER BY l.id DESC LIMIT 1), '')"
+        f"{SHOW_JOINS} LEFT JOIN coverage_repairs r ON r.show_id = s.id"
         f" WHERE ({subject} AND {incomplete_sql(expected, stored, rules)})"
         " OR r.gave_up_at IS NOT NULL"
         " ORDER BY CASE WHEN r.gave_up_at IS NULL THEN 0 ELSE 1 END, r.gave_up_at DESC,"
@@ -262,8 +270,8 @@ def incomplete_shows(engine: Engine, rules: CoverageRules, *, limit: int = 100
     with engine.connect() as conn:
         rows = conn.execute(sql, {"limit": limit}).all()
     return [IncompleteShow(int(i), str(src), str(b), str(season), str(url), int(st), int(ex),
-                           int(a), _iso(next_at), _iso(gave_up), str(reason))
-            for i, src, b, season, url, st, ex, a, next_at, gave_up, reason in rows]
+                           int(a), _iso(next_at), _iso(gave_up), str(reason), str(last))
+            for i, src, b, season, url, st, ex, a, next_at, gave_up, reason, last in rows]
 
 
 def _iso(value: datetime | str | None) -> str | None:

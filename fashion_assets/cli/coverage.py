@@ -53,13 +53,15 @@ def coverage_list(limit: int, as_json: bool) -> None:
 
 
 def _repair_state(show: IncompleteShow, now: datetime) -> str:
-    """Where the coverage sensor stands with an incomplete show, in words."""
+    """Where the coverage sensor stands with an incomplete show, and why it is incomplete
+    (why it gave up, else the latest reason the ingest log has), in words."""
     tries = counted(show.attempts, "re-fetch")
     if show.gave_up_at:
-        return f"gave up {show.gave_up_at} after {tries}: {show.reason}"
+        return f"gave up {show.gave_up_at} after {tries}: {show.reason or show.last_reason}"
+    why = f": {show.last_reason}" if show.last_reason else ""
     if show.next_attempt_at and datetime.fromisoformat(show.next_attempt_at) > now:
-        return f"next attempt {show.next_attempt_at} ({tries} so far)"
-    return "due now" + (f" ({tries} so far)" if show.attempts else " (never re-fetched)")
+        return f"next attempt {show.next_attempt_at} ({tries} so far){why}"
+    return "due now" + (f" ({tries} so far)" if show.attempts else " (never re-fetched)") + why
 
 
 @coverage.command("retry")

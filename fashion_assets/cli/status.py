@@ -30,6 +30,7 @@ def status(as_json: bool, count_store: bool) -> None:
     stored, and with --store the objects and bytes in the store."""
     from fashion_assets.domain.automation_text import automation_line
     from fashion_assets.domain.promotion_text import waiting_hint
+    from fashion_assets.domain.wording import counted
     from fashion_assets.status import catalog_status, crawler_status
 
     engine = catalog_engine()
@@ -49,7 +50,7 @@ def status(as_json: bool, count_store: bool) -> None:
     _echo_crawls(crawler)
     _echo_automation(automation)
     click.echo(automation_line(switches["schedules_on"], switches["sensors_off"], program()))
-    click.echo(f"catalog: {report['database']}")
+    click.echo(f"database: {report['database']}")
     store = report["store"]
     click.echo(f"store:   {store['url']} - " + (
         f"{store['objects']} objects, {store['bytes']:,} bytes" if count_store
@@ -60,14 +61,18 @@ def status(as_json: bool, count_store: bool) -> None:
     click.echo(f"street style: articles {report['street_articles']}, drafts "
                + ", ".join(f"{k} {v}" for k, v in report["street_drafts"].items()))
     shown = report["catalog"]
-    click.echo(f"catalog: {shown['shows']} shows ({shown['show_photos']} photos), "
-               f"{shown['street_albums']} street albums ({shown['street_photos']} photos)")
+    click.echo(f"promoted into the catalog: {counted(shown['shows'], 'show')} "
+               f"({counted(shown['show_photos'], 'photo')}), "
+               f"{counted(shown['street_albums'], 'street album')} "
+               f"({counted(shown['street_photos'], 'photo')})")
     waiting = waiting_hint(sum(report["promotion_waiting"].values()), program())
     if waiting:
         click.echo(waiting)
     pending = report["pending_names"]
-    click.echo(f"names waiting for an editor: {pending['brand']} brands, {pending['city']} "
-               f"cities; {report['waiting_for_name']} articles wait for them"
+    click.echo(f"names waiting for an editor: {counted(pending['brand'], 'brand')}, "
+               f"{counted(pending['city'], 'city')}; "
+               f"{counted(report['waiting_for_name'], 'article')} "
+               f"{'waits' if report['waiting_for_name'] == 1 else 'wait'} for them"
                + (f" ({program()} names list)" if sum(pending.values()) else ""))
     if report["per_brand"]:
         click.echo("\n" + text_table(report["per_brand"]))
@@ -106,18 +111,28 @@ def _echo_automation(automation: Mapping[str, Any], limit: int = 5) -> None:
 
 def _echo_crawls(crawler: Mapping[str, Any]) -> None:
     """Per running crawl (brand, season or week): its step and how far it got (``manifests
-    12/30 shows``), photos, the last thing done, heartbeat age; ``dead`` for one whose
-    run has ended in Dagster."""
+    12/30 shows``), photos, the last thing done, heartbeat age; per run whose step waits for
+    its retry, why and when; per row whose run Dagster has ended, how (never as running);
+    then the queue."""
     for c in crawler["running"]:
-        state = "dead" if c["run_ended"] else "running"
-        click.echo(f"  {state} {c['partition_key']} ({c['kind']}): {c['step']} "
-                   f"{c['shows_done']}/{c['shows_total']} {c['unit']}, photos "
-                   f"{c['photos_done']}/{c['photos_total']}, last "
-                   f"{c['current_show'] or '-'}, heartbeat {c['heartbeat_age']}"
-                   " ago" + (" STALE (heartbeat older than the stuck threshold)"
-                             if c["stale"] else "")
-                   + (" RUN ENDED (stuck_runs_sensor ends the row once its heartbeat is"
-                      " stale)" if c["run_ended"] else "") + f" [run {c['run_id']}]")
+        click.echo(f"  running {_crawl(c)}" + (
+            " STALE (heartbeat older than the stuck threshold)" if c["stale"] else "")
+            + f" [run {c['run_id']}]")
+    for r in crawler["retrying"]:
+        click.echo(f"  waiting {r['partition_key'] or '-'} ({r['job_name']}): {r['line']}"
+                   f" [run {r['run_id']}]")
+    for c in crawler["ended"]:
+        click.echo(f"  ended {c['partition_key']} ({c['kind']}): Dagster ended its run "
+                   f"({c['dagster_status']}) while its step was at {c['step']} "
+                   f"{c['shows_done']}/{c['shows_total']} {c['unit']}; stuck_runs_sensor "
+                   f"closes the row [run {c['run_id']}]")
     for q in crawler["queued"]:
         click.echo(f"  queued {q['partition_key'] or '-'} ({q['job_name']}): waiting "
                    f"{q['waiting']} [run {q['run_id']}]")
+
+
+def _crawl(c: Mapping[str, Any]) -> str:
+    """A running crawl's progress in words."""
+    return (f"{c['partition_key']} ({c['kind']}): {c['step']} {c['shows_done']}/"
+            f"{c['shows_total']} {c['unit']}, photos {c['photos_done']}/{c['photos_total']}, "
+            f"last {c['current_show'] or '-'}, heartbeat {c['heartbeat_age']} ago")

@@ -46,12 +46,13 @@ class ListingPages:
 async def fetch_listing(fetcher: Fetcher, site: SourceSite, engine: Engine,
                         path_of: Callable[[int], str],
                         parse_page: Callable[[str, str], ListingPage], partition: str, *,
-                        run_id: str, limits: CrawlLimits, absent_ok: bool = False) -> ListingPages:
+                        run_id: str, limits: CrawlLimits) -> ListingPages:
     """Fetch a listing from its first page, following "next" while it stays on the listing.
 
-    The first page failing fails the listing (``ListingError``: nothing to crawl), except a
-    first page the site does not have (404) when ``absent_ok``: an empty listing. A later
-    page failing keeps what was read and says so, and the next run reads the rest.
+    The first page failing fails the listing (``ListingError``: nothing to crawl), a first
+    page the site does not have (404) too: a season or a week the source does not know is
+    a mistake to say, not an empty listing to report as a success. A later page failing
+    keeps what was read and says so, and the next run reads the rest.
     """
     entries: dict[str, ListedArticle] = {}
     notes: list[str] = []
@@ -59,12 +60,6 @@ async def fetch_listing(fetcher: Fetcher, site: SourceSite, engine: Engine,
     allowed = {path_of(n) for n in range(2, limits.max_listing_pages + 1)}
     while path:
         fetched = await fetcher.fetch(site.url(path), max_bytes=limits.max_page_bytes)
-        if pages == 0 and absent_ok and fetched.error == "not_found":
-            await asyncio.to_thread(write_log, engine, [LogEntry(
-                run_id, "", site.source, site.public_base_url + path, "listing", "not_listed",
-                reason="the source has no such listing (404)", partition_key=partition)])
-            return ListingPages("", (), 0,
-                                ("the source has no such listing (404): nothing to crawl",))
         try:
             if not fetched.ok:
                 raise ValueError(f"{fetched.error}: {fetched.detail}")

@@ -46,11 +46,9 @@ async def crawl_season_listing(fetcher: Fetcher, site: SourceSite, engine: Engin
     from the gallery's title; a gallery titled for another season is skipped. A designer no
     brand matches holds the gallery as waiting for an editor.
     """
-    # The season partitions follow Vogue's seasons; a source covers only some of them.
     listing = await fetch_listing(
         fetcher, site, engine, lambda n: listings.listing_path(season_code, n),
-        listings.parse_listing_page, season_code, run_id=run_id, limits=limits,
-        absent_ok=True)
+        listings.parse_listing_page, season_code, run_id=run_id, limits=limits)
     notes = list(listing.notes)
     entries: list[tuple[str, str, ListedArticle, int]] = []
     for position, entry in enumerate(listing.entries, start=1):

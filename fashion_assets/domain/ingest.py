@@ -105,6 +105,22 @@ def repair_outcome(*, draft_photos_added: int, entry_photos_added: int) -> Outco
     return Outcome.UNREPAIRED
 
 
+def draft_photos_gained(outcome: Outcome, fetched: int, repair_added: int) -> int:
+    """The photos drafts gained from one item's ingest: every photo of a draft it created
+    (``fetched``: those put in the store for it), the photos a repair added
+    (``repair_added``, ``photos_added``: not those fetched again in place of ones the draft
+    held), none otherwise.
+
+    "Photos added" is what a crawl reports per show, per run and in total: a re-crawl
+    that fetched 33 photos again for drafts that had them adds 0, where "33 photos stored"
+    beside "0 photos added" read as a contradiction."""
+    if outcome is Outcome.CREATED:
+        return fetched
+    if outcome in (Outcome.REPAIRED, Outcome.UNREPAIRED):
+        return repair_added
+    return 0
+
+
 def count_outcomes(outcomes: Iterable[Outcome]) -> dict[str, int]:
     """Counts per outcome, every outcome present (zeros included) for stable metadata."""
     counts = Counter(outcomes)

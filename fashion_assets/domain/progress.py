@@ -61,13 +61,20 @@ def keeps_beating(last_progress_s: float, now_s: float,
     return now_s - last_progress_s <= threshold_s
 
 
-def status_line(running: int, queued: int, pending_review: int) -> str:
-    """The one line that says what the crawler is doing, for the CLI and the /crawler page."""
+def status_line(running: int, queued: int, pending_review: int, *, retrying: int = 0) -> str:
+    """The one line that says what the crawler is doing, for the CLI and the /crawler page.
+
+    ``retrying``: of the ``running`` runs, those whose step waits for its retry (Dagster
+    holds them STARTED: they are running, said apart so a quiet run is not a mystery)."""
     for name, value in (("running", running), ("queued", queued),
-                        ("pending_review", pending_review)):
+                        ("pending_review", pending_review), ("retrying", retrying)):
         if value < 0:
             raise ValueError(f"{name} must not be negative, got {value}")
-    return f"crawler: running {running}, queued {queued}, pending review {pending_review}"
+    if retrying > running:
+        raise ValueError(f"{retrying} runs waiting to retry of {running} running")
+    waiting = f" ({retrying} waiting to retry)" if retrying else ""
+    return (f"crawler: running {running}{waiting}, queued {queued}, "
+            f"pending review {pending_review}")
 
 
 def percent(done: int, total: int) -> int:

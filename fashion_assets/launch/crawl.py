@@ -43,12 +43,13 @@ from fashion_assets.launch.graphql import (
     selector_of,
     terminate_runs,
 )
-from fashion_assets.launch.partitions import catalog_brands, listed_in_catalog
+from fashion_assets.launch.partitions import catalog_brands
 from fashion_assets.launch.summaries import (
     RunOutcome,
     crawl_kinds,
     crawl_summary,
     job_summary,
+    unlisted_partitions,
 )
 from fashion_assets.launch.webserver import (
     add_partitions,
@@ -180,7 +181,7 @@ def plan_runs(session: Session, targets: Sequence[tuple[str, str]]
     deployment, then cut into ranges of its partitions' order (``domain/batches.py:
     plan_ranges``: at most ``FASHION_CRAWL_BATCH_BRANDS`` keys a run, at least a run per
     slot of the run queue while keys can be split: ``queue_slots``); ``(kind, key or
-    first..last)`` per run, and per run the brands of its range that this call added."""
+    first..last)`` per run, and per run the partitions of its range that this call added."""
     from fashion_assets import settings
     from fashion_assets.domain.batches import plan_ranges
 
@@ -197,7 +198,7 @@ def plan_runs(session: Session, targets: Sequence[tuple[str, str]]
         for batch in plan_ranges(order, keys, slots, settings.crawl_batch_brands(session.env)):
             span = order[order.index(batch.first):order.index(batch.last) + 1]
             runs.append((name, batch.label))
-            added_by_run.append(added.intersection(span) if name == "brand" else set())
+            added_by_run.append(added.intersection(span))
     return runs, added_by_run
 
 
@@ -236,8 +237,9 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
     as runs on the session's deployment (``plan_runs``); a summary per run, in the plan's
     order, each handed to ``on_summary`` as its run ends.
 
-    A brand partition added here for a slug whose listing could not be read (a slug the
-    source does not know) is removed again once its run ended."""
+    A partition added here (a brand, a season, a week) whose listing its run did not read
+    (one the source does not have) is removed again once its run ended
+    (``unlisted_partitions``)."""
     kinds = crawl_kinds()
     if all_brands:
         targets = [*targets, *(("brand", slug) for slug in catalog_brands(session.env))]
@@ -248,7 +250,7 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
         run_ids = session.launch([RunRequest(kinds[kind].job, crawl_tags(kind, key))
                                   for kind, key in runs])
     except BaseException:
-        forget_unsubmitted(session, set().union(*added_by_run))
+        forget_unsubmitted(session, _by_kind(runs, added_by_run))
         raise
     by_run = dict(zip(run_ids, zip(runs, added_by_run, strict=True), strict=True))
     summaries: dict[str, dict[str, Any]] = {}
@@ -256,9 +258,10 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
     def ended(outcome: RunOutcome) -> None:
         (kind, key), added = by_run[outcome.run_id]
         summary = crawl_summary(kinds[kind], key, outcome)
-        unlisted = {slug for slug in added if not listed_in_catalog(slug, session.env)}
+        close_progress(session.engine, outcome.run_id, summary)
+        unlisted = unlisted_partitions(summary, added)
         if unlisted and session.watch():
-            _delete_brands(session, unlisted)
+            _delete_partitions(session, kind, unlisted)
         summaries[outcome.run_id] = summary
         on_summary(summary)
 
@@ -269,25 +272,48 @@ def crawl(session: Session, targets: Sequence[tuple[str, str]], *, all_brands: b
     return [summaries[run_id] for run_id in run_ids]
 
 
-def forget_unsubmitted(session: Session, added: set[str]) -> None:
-    """Remove the brand partitions ``added`` for runs never submitted (the catalog or the
-    deployment failed first): nothing crawls them, and one added for a slug no source knows
-    would stay in the UI. When that fails too, a note line names them and why: the error
-    that stopped the command is the one it reports."""
-    try:
-        _delete_brands(session, added)
-    except Exception as error:
-        session._note(f"the brand partitions added for runs never submitted stay: "
-                      f"{', '.join(sorted(added))} ({error})")
+def close_progress(engine: Any, run_id: str, summary: Mapping[str, Any]) -> None:
+    """End the progress row of a run Dagster has ended, if its step could not (its process
+    killed while writing): it stayed "running" in status and /crawler until the stuck-run
+    sensor, which starts stopped, ended it; a later good crawl did not clear it. A row the
+    run's steps ended is left as they ended it."""
+    from fashion_assets.catalog import progress as progress_catalog
+
+    if summary["success"]:
+        progress_catalog.finish(engine, run_id)
+    else:
+        progress_catalog.finish(engine, run_id, "failed", summary.get("error", "run failed"))
 
 
-def _delete_brands(session: Session, slugs: set[str]) -> None:
-    """Remove brand partitions this command added: for a slug whose run found no listing
-    (no source knows it), or for runs it never submitted."""
-    if slugs:
-        kind = crawl_kinds()["brand"]
+def forget_unsubmitted(session: Session, added: Mapping[str, set[str]]) -> None:
+    """Remove the partitions ``added`` (by kind) for runs never submitted (the catalog or
+    the deployment failed first): nothing crawls them, and one added for a key no source
+    knows would stay in the UI. When that fails too, a note line names them and why: the
+    error that stopped the command is the one it reports."""
+    for kind, keys in added.items():
+        try:
+            _delete_partitions(session, kind, keys)
+        except Exception as error:
+            session._note(f"the {kind} partitions added for runs never submitted stay: "
+                          f"{', '.join(sorted(keys))} ({error})")
+
+
+def _by_kind(runs: Sequence[tuple[str, str]], added_by_run: Sequence[set[str]]
+             ) -> dict[str, set[str]]:
+    """The partitions added for ``runs``, by kind."""
+    added: dict[str, set[str]] = {}
+    for (kind, _), keys in zip(runs, added_by_run, strict=True):
+        added.setdefault(kind, set()).update(keys)
+    return added
+
+
+def _delete_partitions(session: Session, kind_name: str, keys: set[str]) -> None:
+    """Remove partitions of ``kind_name`` this command added: for a key whose run did not
+    read its listing (no source has it), or for runs it never submitted."""
+    if keys:
+        kind = crawl_kinds()[kind_name]
         delete_partitions(session.graphql, selector_of(session.selectors(), kind.job),
-                          kind.partitions, sorted(slugs))
+                          kind.partitions, sorted(keys))
 
 
 def run_job(session: Session, job: str, *, run_config: Mapping[str, Any] | None = None,

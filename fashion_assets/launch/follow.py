@@ -15,6 +15,7 @@ from enum import StrEnum
 
 import httpx
 
+from fashion_assets.domain.retries import RETRY_EVENT, RetryWait
 from fashion_assets.launch.graphql import GraphQL
 from fashion_assets.launch.summaries import RunEvent, RunOutcome, outcome
 from fashion_assets.launch.webserver import (
@@ -67,17 +68,13 @@ class RunLog(StrEnum):
                 f" - {what} - {entry.message}")
 
 
-RETRY_EVENT = "STEP_UP_FOR_RETRY"
-
-
 def retry_line(entry: LogLine) -> str:
     """A step that failed and waits for its retry policy's next attempt: the run goes on, but
     nothing else is printed until then (minutes, as the back-off grows), so the command says
-    why and for how long."""
-    wait = f" in {entry.retry_in_s:.0f} s" if entry.retry_in_s is not None else ""
-    why = (entry.error or entry.message).strip().splitlines()
-    return (f"warning: step {entry.step_key or '?'} failed ({why[0][:300] if why else '?'}); "
-            f"Dagster runs it again{wait}")
+    why and when (``domain/retries.py``: the wait as status and /crawler say it too)."""
+    wait = RetryWait(entry.step_key or "", entry.error or entry.message, entry.timestamp,
+                     entry.retry_in_s)
+    return f"warning: {wait.line()}"
 
 
 def follow_runs(graphql: GraphQL, run_ids: Sequence[str], *, run_log: RunLog,

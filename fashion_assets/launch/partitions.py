@@ -3,8 +3,8 @@
 ``fashion-assets brands add`` registers brands on the instance directly
 (``register_brands``); a crawl adds the partitions it needs through the deployment's
 webserver (``webserver.py: add_partitions``, the same rule over GraphQL) and removes one it
-added for a brand the source does not know (a typo) once its run found no listing
-(``listed_in_catalog``), so a mistake leaves nothing behind.
+added for a brand, season or week the source does not have (a typo) once its run found no
+listing (``summaries.py: unlisted_partitions``), so a mistake leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -45,16 +45,6 @@ def register_brands(brands: Iterable[tuple[str, str]], instance: Any,
     assert brand_partitions.name is not None
     add_partitions(instance, brand_partitions.name, [slug for slug, _ in brands])
     return new
-
-
-def listed_in_catalog(slug: str, env: Mapping[str, str] | None = None) -> bool:
-    """Whether the brand ``slug`` is in the catalog: its listing was read once. A brand
-    partition added by a crawl for a slug that is not (a slug the source does not know) is
-    removed again once its run ended, so a typo leaves nothing behind but the failed run."""
-    from fashion_assets.catalog.engines import catalog_engine
-    from fashion_assets.catalog.runway import list_brands
-
-    return slug in {b.slug for b in list_brands(catalog_engine(settings.database_url(env)))}
 
 
 def catalog_brands(env: Mapping[str, str] | None = None) -> list[str]:

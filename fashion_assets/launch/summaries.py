@@ -197,6 +197,7 @@ def crawl_summary(kind: CrawlKind, key: str, outcome: RunOutcome) -> dict[str, A
     if drafts is not None:
         # Named one by one: other keys share the prefix ("shows_done", "shows_table"...).
         summary["shows"] = {o.value: drafts[kind.outcome_prefix + o.value] for o in Outcome}
+        summary["photos_added"] = drafts.get("photos_added", 0)
         summary["images_stored"] = drafts["images_stored"]
         summary["images_missing"] = drafts["images_missing"]
         # The store heal of the partition's photos: lost ones found, fetched again, not.
@@ -205,6 +206,19 @@ def crawl_summary(kind: CrawlKind, key: str, outcome: RunOutcome) -> dict[str, A
     if not outcome.success:
         summary["error"] = outcome.errors[0] if outcome.errors else "run failed"
     return summary
+
+
+def unlisted_partitions(summary: Mapping[str, Any], added: Iterable[str]) -> set[str]:
+    """Those of ``added`` (partitions the command added for its run) whose listing the run
+    did not read: all of them when its listing step never ended (the run failed there: a
+    brand, season or week the source does not have, a source that did not answer), else
+    those of its range whose listing failed (``summary``'s ``failed``). The command removes
+    them again, whatever their kind, so a mistake leaves nothing behind but the failed run
+    (a red partition in the UI would mark the whole group)."""
+    added = set(added)
+    if "listed" not in summary:
+        return added
+    return added & {failed["partition"] for failed in summary.get("failed", [])}
 
 
 def summary_line(s: Mapping[str, Any], *, program: str = "fashion-assets") -> str:
@@ -231,11 +245,16 @@ def _done_line(s: Mapping[str, Any], program: str) -> str:
     if not outcomes:
         return f"{s['partition']}: {text}"
     lost = s.get("photos_lost", 0)
-    return (f"{s['partition']}: {text}; "
-            f"{counted(s.get('images_stored', 0), 'photo')} stored, "
-            f"{s.get('images_missing', 0)} missing"
+    return (f"{s['partition']}: {text}; {photo_counts(s)}"
             + (f"; {s.get('photos_healed', 0)} of {counted(lost, 'photo')} lost from the store "
                "fetched again" if lost else ""))
+
+
+def photo_counts(s: Mapping[str, Any]) -> str:
+    """A summary's (or a sum of summaries') photos in words, each count named for what it
+    counts (``report.py: ingest_counts``): added to drafts, fetched into the store, missing."""
+    return (f"{counted(s.get('photos_added', 0), 'photo')} added to drafts, "
+            f"{s.get('images_stored', 0)} fetched, {s.get('images_missing', 0)} missing")
 
 
 def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
@@ -243,11 +262,10 @@ def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
     failed = sum(not s["success"] for s in summaries)
     partitions = sum(len(s.get("failed", [])) for s in summaries)
     created = sum(s.get("shows", {}).get("created", 0) for s in summaries)
-    stored = sum(s.get("images_stored", 0) for s in summaries)
-    missing = sum(s.get("images_missing", 0) for s in summaries)
+    photos = {key: sum(s.get(key, 0) for s in summaries)
+              for key in ("photos_added", "images_stored", "images_missing")}
     waiting = sum(s.get("waiting_for_name", 0) for s in summaries)
     return (f"{counted(len(summaries), 'crawl')}, {failed} failed"
             + (f" ({partitions} of their partitions)" if partitions else "")
-            + f": {counted(created, 'draft')} created, {counted(stored, 'photo')} stored, "
-            f"{missing} missing; {counted(waiting, 'article')} "
-            f"{'waits' if waiting == 1 else 'wait'} for a name")
+            + f": {counted(created, 'draft')} created, {photo_counts(photos)}; "
+            f"{counted(waiting, 'article')} {'waits' if waiting == 1 else 'wait'} for a name")

@@ -222,7 +222,13 @@ def test_crawl_all_runs_the_brands_in_batches_and_coverage_is_listed_and_retried
     assert [line.split("\t")[:5] for line in lines] == [
         [f"show {s['show_id']}", HOSTILE_BRAND, s["season_code"], "vogue",
          f"{s['stored']}/{s['expected'] or '?'} photos"] for s in shows]
-    assert lines[0].endswith("\tdue now (never re-fetched)")
+    # Why a show is incomplete, from the ingest log (the list said nothing before a re-fetch).
+    said = [(line, s["last_reason"]) for line, s in zip(lines[:-1], repairing, strict=True)
+             if s["last_reason"]]
+    assert said and all(line.endswith(f"\tdue now (never re-fetched): {reason}")
+                        for line, reason in said), said
+    assert all(line.endswith("\tdue now (never re-fetched)")
+               for line, s in zip(lines[:-1], repairing, strict=True) if not s["last_reason"])
     assert lines[-1].split("\t")[5].startswith(f"gave up {given_up['gave_up_at']} after 5 "
                                                 "re-fetches: still incomplete")
     code, out = run("coverage", "list", "--limit", "2")
@@ -273,7 +279,7 @@ def test_crawl_prints_progress_per_show_and_dagster_events_only_when_verbose(
     assert f"[{len(brand.shows)}/{len(brand.shows)}] {brand.slug} " in out
     assert "RUN_START" not in out and " - dagster - " not in out, out
     assert out.splitlines()[-1] == (f"{brand.slug}: {len(brand.shows)} created; {photos} photos"
-                                    " stored, 0 missing")
+                                    f" added to drafts, {photos} fetched, 0 missing")
 
     code, out = run("crawl", "--brand", brand.slug, "--verbose")
     assert code == 0, out
@@ -344,5 +350,7 @@ def test_a_step_waiting_for_its_retry_is_said_with_its_reason(
     retries = [line for line in result.stderr.splitlines() if line.startswith("warning: step")]
     assert len(retries) == 2, result.output  # FASHION_STEP_RETRIES, the default
     assert all(re.fullmatch(r"warning: step runway_show_listings failed \(.*robots_unavailable"
-                            r".*\); Dagster runs it again in \d+ s", line) for line in retries)
+                            r".*\); Dagster runs it again in \d+ s \(at \d\d:\d\d:\d\d UTC\)",
+                            line) for line in retries), retries
     assert result.stdout.splitlines()[-1].startswith("chloe: FAILED"), result.output
+

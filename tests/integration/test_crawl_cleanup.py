@@ -31,7 +31,7 @@ def notes_of_cleanup(added: set[str]) -> list[str]:
     with ExitStack() as stack:
         session = Session({}, catalog, None, stack, lines.append,
                           _deployed=Deployment(url, GraphQL(url)))
-        forget_unsubmitted(session, added)
+        forget_unsubmitted(session, {"brand": added})
     return lines
 
 

@@ -198,7 +198,8 @@ def test_a_run_process_killed_mid_run_fails_that_run_and_the_crawl_goes_on(
     """Each run has a process of its own: one killed (out of memory, an operator) fails
     its run, which the code server notices and the command reports, while the other run
     ends as if nothing happened. Until the catalog's row of the killed run is ended (by the
-    stuck-run rule), the status and the /crawler page mark it ``run ended``."""
+    stuck-run rule), the status and the /crawler page never show it running: the command
+closes its row as it reports the run's end."""
     crawl = held_crawl
     killed, spared = crawl.held
     pid = run_process_pid(crawl.instance, killed)
@@ -216,14 +217,15 @@ def test_a_run_process_killed_mid_run_fails_that_run_and_the_crawl_goes_on(
     status = json.loads(subprocess.run(
         [sys.executable, "-m", "fashion_assets", "status", "--json"], capture_output=True,
         text=True, check=True, env={**os.environ, **crawl.env}).stdout)["crawler"]
-    assert {c["run_id"]: c["run_ended"] for c in status["running"]} == {
-        killed: True, spared: False}
-    assert status["run_ended"] == 1 and status["line"].startswith("crawler: running 1,")
+    assert [c["run_id"] for c in status["running"]] == [spared]  # the killed one never
+    assert status["line"].startswith("crawler: running 1,")
     store = open_store(crawl.env["FASHION_STORE_URL"], home=Path(crawl.env["FASHION_HOME"]))
     with serve(review_app(crawl.engine, store, instance=crawl.instance)) as url:
         page = sign_in(url).get("/crawler").text
-    assert page.count('<small class="gone">run ended</small>') == 1, page
-    assert f'<tr class="crawl gone" id="crawl-{killed}">' in page, page
+    assert f'id="crawl-{killed}"' not in page and f'id="crawl-{spared}"' in page, page
+    # The command closed the killed run's row as it reported the run ended.
+    row = progress.get(crawl.engine, killed)
+    assert row is not None and row.status == "failed" and "SIGKILL" in row.note, row
 
     replica_site.release_images()
     done = crawl.crawl.finish(DEADLINE_S)
@@ -240,3 +242,5 @@ def test_a_run_process_killed_mid_run_fails_that_run_and_the_crawl_goes_on(
     assert crawl.runs() == {killed: DagsterRunStatus.FAILURE,
                             spared: DagsterRunStatus.SUCCESS}
     wait_gone(crawl.crawl.processes, "processes marked with the finished crawl", GONE_S)
+    after = crawler_status(crawl.engine, crawl.instance)
+    assert after["running"] == after["ended"] == [], after

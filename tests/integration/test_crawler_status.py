@@ -4,6 +4,7 @@ counts as queued, with its waiting time; ``fashion-assets status`` leads with th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -62,7 +63,7 @@ def dagster_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str,
             cancelled = _create_run(instance, remote, "dior")
             instance.report_run_canceled(instance.get_run_by_id(cancelled))
         assert instance.get_run_by_id(queued).status == DagsterRunStatus.QUEUED
-    yield {"home": str(home), "queued": queued}
+    yield {"home": str(home), "queued": queued, "cancelled": cancelled}
 
 
 @pytest.fixture
@@ -125,3 +126,70 @@ def test_the_status_command_leads_with_the_status_line(
     (tmp_path / "dagster").symlink_to(dagster_home["home"])
     result = CliRunner().invoke(main, ["status"], catch_exceptions=False)
     assert result.output.splitlines()[0] == "crawler: running 1, queued 1, pending review 0"
+
+
+def test_a_row_of_a_run_dagster_ended_is_never_shown_running(
+        tmp_path: Path, database_url: str, dagster_home: dict[str, str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crawl's row left open when Dagster ended its run (its step killed while writing):
+    the status counted it running and /crawler showed it amber, for a run Dagster records
+    as ended. It is shown ended, with Dagster's word, apart from the running crawls."""
+    from dagster._core.instance.ref import InstanceRef
+
+    from fashion_assets.storage import open_store
+    from tests.integration.test_review_app import review_app, serve, sign_in
+
+    monkeypatch.setenv("FASHION_HOME", str(tmp_path))
+    monkeypatch.setenv("FASHION_DATABASE_URL", database_url)
+    monkeypatch.setenv("DAGSTER_HOME", dagster_home["home"])
+    monkeypatch.delenv("FASHION_STORE_URL", raising=False)
+    engine = catalog_engine(database_url)
+    cancelled = dagster_home["cancelled"]
+    progress.start(engine, cancelled, "runway_drafts", "dior", 4,
+                   now=datetime.now(UTC) - timedelta(hours=1))  # stale too: not amber
+
+    result = CliRunner().invoke(main, ["status", "--json"], catch_exceptions=False)
+    crawler = json.loads(result.output)["crawler"]
+    assert crawler["line"] == "crawler: running 0, queued 1, pending review 0"
+    assert crawler["running"] == [] and crawler["stale"] == 0
+    [ended] = crawler["ended"]
+    assert (ended["run_id"], ended["dagster_status"]) == (cancelled, "CANCELED")
+
+    lines = CliRunner().invoke(main, ["status"], catch_exceptions=False).output.splitlines()
+    assert not any(line.startswith("  running") for line in lines), lines
+    store = open_store(f"file://{tmp_path / 'objects'}", home=tmp_path)
+    with DagsterInstance.from_ref(InstanceRef.from_dir(dagster_home["home"])) as instance, \
+            serve(review_app(engine, store, instance=instance)) as url:
+        page = sign_in(url).get("/crawler").text
+    assert f'<tr class="crawl gone" id="ended-{cancelled}">' in page, page
+    assert f'id="crawl-{cancelled}"' not in page and "stale amber" not in page, page
+    assert f"  ended dior (runway_drafts): Dagster ended its run (CANCELED) while its step " \
+        f"was at drafts 0/4 shows; stuck_runs_sensor closes the row [run {cancelled}]" in lines
+
+
+def test_each_status_line_has_its_own_label_and_counts_agree_with_their_noun(
+        tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two lines began ``catalog:`` (the database, and what was promoted); "1 brands"."""
+    from fashion_assets.catalog.names import NameKind, resolve_names
+
+    monkeypatch.setenv("FASHION_HOME", str(tmp_path))
+    monkeypatch.setenv("FASHION_DATABASE_URL", database_url)
+    monkeypatch.delenv("FASHION_STORE_URL", raising=False)
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    resolve_names(catalog_engine(database_url), NameKind.BRAND,
+                  [("Nobody Knows", "theimpression", "https://example.test/a")])
+
+    lines = CliRunner().invoke(main, ["status"], catch_exceptions=False).output.splitlines()
+    labels = [line.split(":", 1)[0] for line in lines if ":" in line and line[0] != " "]
+    assert len(labels) == len(set(labels)), labels
+    assert any(line.startswith("database: ") for line in lines), lines
+    assert "promoted into the catalog: 0 shows (0 photos), 0 street albums (0 photos)" in lines
+    assert ("names waiting for an editor: 1 brand, 0 cities; 0 articles wait for them "
+            "(fashion-assets names list)") in [line.replace(f"{_program()} ", "fashion-assets ")
+                                               for line in lines], lines
+
+
+def _program() -> str:
+    from fashion_assets.cli.common import program
+
+    return program()

@@ -23,6 +23,7 @@ def week(listed: int, waiting: int, **shows: int) -> dict[str, Any]:
     return {"kind": "week", "partition": "lagos-fashion-week", "success": True,
             "listed": listed, "waiting_for_name": waiting, "waits_for": "city",
             "shows": {"created": 0, "skipped_already_ingested": 0, **shows},
+            "photos_added": 12 * shows.get("created", 0),
             "images_stored": 12 * shows.get("created", 0), "images_missing": 0}
 
 
@@ -41,22 +42,36 @@ def test_drafted_and_waiting_articles_are_both_counted() -> None:
     line = summary_line(week(4, 1, created=3))
 
     assert line == ("lagos-fashion-week: 3 created, 1 waiting for a city name"
-                    " (fashion-assets names list); 36 photos stored, 0 missing")
+                    " (fashion-assets names list); 36 photos added to drafts, 36 fetched,"
+                    " 0 missing")
 
 
 def test_listed_articles_that_all_were_skipped_say_so() -> None:
     assert summary_line(week(3, 0, skipped_already_ingested=3)) == (
-        "lagos-fashion-week: 3 skipped_already_ingested; 0 photos stored, 0 missing")
+        "lagos-fashion-week: 3 skipped_already_ingested; 0 photos added to drafts, 0 fetched,"
+        " 0 missing")
 
 
 def test_photos_the_store_lost_and_the_crawl_fetched_again_are_counted() -> None:
     healed = {**week(3, 0, skipped_already_ingested=3), "photos_lost": 4, "photos_healed": 3}
 
     assert summary_line(healed) == (
-        "lagos-fashion-week: 3 skipped_already_ingested; 0 photos stored, 0 missing;"
-        " 3 of 4 photos lost from the store fetched again")
+        "lagos-fashion-week: 3 skipped_already_ingested; 0 photos added to drafts, 0 fetched,"
+        " 0 missing; 3 of 4 photos lost from the store fetched again")
     assert summary_line({**healed, "photos_lost": 0}) == (
-        "lagos-fashion-week: 3 skipped_already_ingested; 0 photos stored, 0 missing")
+        "lagos-fashion-week: 3 skipped_already_ingested; 0 photos added to drafts, 0 fetched,"
+        " 0 missing")
+
+
+def test_a_re_crawl_that_fetched_photos_the_drafts_had_adds_none() -> None:
+    """Repairs that fetched 33 photos again under new URLs: "0 drafts created, 33 photos
+    stored" beside per-show lines "0 photos added" read as a contradiction."""
+    again = {**week(3, 0, unrepaired=3), "photos_added": 0, "images_stored": 33}
+
+    assert summary_line(again) == ("lagos-fashion-week: 3 unrepaired; 0 photos added to drafts,"
+                                   " 33 fetched, 0 missing")
+    assert crawl_totals([again]) == ("1 crawl, 0 failed: 0 drafts created, 0 photos added to"
+                                     " drafts, 33 fetched, 0 missing; 0 articles wait for a name")
 
 
 def test_a_failed_run_is_one_line_with_its_reason() -> None:
@@ -70,8 +85,8 @@ def test_the_total_adds_up_the_partitions() -> None:
     failed = {"partition": "chloe", "success": False}
 
     assert crawl_totals([week(3, 3), week(4, 1, created=3), failed]) == (
-        "3 crawls, 1 failed: 3 drafts created, 36 photos stored, 0 missing;"
-        " 4 articles wait for a name")
+        "3 crawls, 1 failed: 3 drafts created, 36 photos added to drafts, 36 fetched,"
+        " 0 missing; 4 articles wait for a name")
 
 
 def _line(level: int, text: str) -> LogLine:
@@ -102,15 +117,15 @@ def test_a_range_run_names_each_partition_whose_listing_failed_and_counts_as_fai
     outcome = RunOutcome("r1", True, {
         kind.listing_asset: {"listed": 4, "failed_table": [
             {"brand": "nosuch", "error": "no such designer on Vogue: nosuch (HTTP 404)"}]},
-        kind.drafts_asset: {**drafts, "shows_created": 4, "images_stored": 48,
-                            "images_missing": 0}})
+        kind.drafts_asset: {**drafts, "shows_created": 4, "photos_added": 48,
+                            "images_stored": 48, "images_missing": 0}})
 
     summary = crawl_summary(kind, "acne..nosuch", outcome)
 
     assert summary["success"] is False
     assert summary_line(summary) == (
-        "acne..nosuch: 4 created; 48 photos stored, 0 missing; FAILED nosuch - no such "
-        "designer on Vogue: nosuch (HTTP 404)")
+        "acne..nosuch: 4 created; 48 photos added to drafts, 48 fetched, 0 missing; FAILED"
+        " nosuch - no such designer on Vogue: nosuch (HTTP 404)")
     assert crawl_totals([summary]).startswith("1 crawl, 1 failed (1 of their partitions): 4")
 
 
@@ -130,7 +145,7 @@ def test_a_step_up_for_retry_says_why_and_when_even_without_verbose() -> None:
 
     assert RunLog.PROGRESS.line(retry) == (
         "warning: step runway_show_listings failed (ListingError: www.vogue.com did not "
-        "answer); Dagster runs it again in 19 s")
+        "answer); Dagster runs it again in 19 s (at 05:46:59 UTC)")
     assert RunLog.QUIET.line(retry) is None
     bare = LogLine("0123", "runway_crawl", 0.0, logging.ERROR, "failed; retry", "s",
                    "STEP_UP_FOR_RETRY")

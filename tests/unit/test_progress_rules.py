@@ -95,6 +95,13 @@ def test_status_line(running: int, queued: int, pending: int, line: str) -> None
     assert status_line(running, queued, pending) == line
 
 
+def test_runs_waiting_to_retry_are_running_and_said_apart() -> None:
+    assert status_line(1, 0, 0, retrying=1) == (
+        "crawler: running 1 (1 waiting to retry), queued 0, pending review 0")
+    with pytest.raises(ValueError, match="waiting to retry"):
+        status_line(0, 0, 0, retrying=1)
+
+
 def test_a_negative_count_in_the_status_line_is_refused() -> None:
     with pytest.raises(ValueError, match="queued"):
         status_line(1, -1, 0)

@@ -9,6 +9,7 @@ from fashion_assets.domain.ingest import (
     Outcome,
     count_outcomes,
     decide_ingest,
+    draft_photos_gained,
     photos_added,
     repair_outcome,
     show_failure,
@@ -155,3 +156,15 @@ def test_outcome_counts_name_every_outcome() -> None:
 
     assert counts == {"created": 2, "skipped_already_ingested": 0, "skipped_in_catalog": 0,
                       "skipped_conflict": 0, "repaired": 0, "unrepaired": 0, "failed": 1}
+
+
+@pytest.mark.parametrize(("outcome", "fetched", "repair_added", "gained"), [
+    (Outcome.CREATED, 12, 0, 12),  # a new draft: every photo fetched for it
+    (Outcome.REPAIRED, 33, 2, 2),  # a repair: only the photos the draft did not hold
+    (Outcome.UNREPAIRED, 33, 0, 0),  # the same photos under new URLs: none
+    (Outcome.SKIPPED_ALREADY_INGESTED, 0, 0, 0),
+    (Outcome.FAILED, 5, 0, 0),
+])
+def test_photos_drafts_gained_is_one_count(outcome: Outcome, fetched: int, repair_added: int,
+                                           gained: int) -> None:
+    assert draft_photos_gained(outcome, fetched, repair_added) == gained

@@ -41,7 +41,7 @@
     document.getElementById("queue-note").textContent = data.queue_note;
     document.getElementById("updated").textContent = data.now;
     fill("running", data.running.map((r) => el("tr", {
-      class: "crawl" + (r.stale ? " stale amber" : "") + (r.run_ended ? " gone" : ""),
+      class: "crawl" + (r.stale ? " stale amber" : ""),
       id: "crawl-" + r.run_id,
     }, [
       td(twoLines(r.partition_key, "run " + r.run_id), {class: "partition"}),
@@ -49,10 +49,19 @@
       td(bar("shows", r.shows_done, r.shows_total, r.unit)),
       td(bar("photos", r.photos_done, r.photos_total)),
       td([r.current_show], {class: "current-show"}),
-      td([r.heartbeat_age + " ago", ...(r.run_ended
-        ? [el("br"), el("small", {class: "gone"}, ["run ended"])] : [])],
-         {class: "heartbeat"}),
+      td([r.heartbeat_age + " ago"], {class: "heartbeat"}),
     ])), 6, "No crawl running.");
+    fill("retrying", data.retrying.map((r) => el("tr", {class: "retrying",
+                                                        id: "retrying-" + r.run_id}, [
+      td(twoLines(r.partition_key, "run " + r.run_id)), td([r.step]),
+      td([r.reason], {class: "reason"}),
+      td([r.retry_at || "when Dagster says"], {class: "retry-at"}),
+    ])), 4, "No step waiting to retry.");
+    fill("ended", data.ended.map((r) => el("tr", {class: "crawl gone", id: "ended-" + r.run_id}, [
+      td(twoLines(r.partition_key, "run " + r.run_id)),
+      td([r.dagster_status], {class: "dagster-status"}),
+      td([`${r.step} ${r.shows_done}/${r.shows_total} ${r.unit}`]),
+    ])), 3, "No open row of an ended run.");
     fill("queued", data.queued.map((q) => el("tr", {class: "queued", id: "queued-" + q.run_id}, [
       td(twoLines(q.partition_key, "run " + q.run_id)), td([q.job_name]), td([q.status]),
       td([q.waiting], {class: "waiting"}),
