@@ -93,9 +93,12 @@ def _serve(where: str, script: str, cwd: Path, env: dict[str, str]) -> str:
             status = refused.code
         if status >= 500:
             return f"{where}: {url} answered {status}\n--- output\n{log.read_text()}"
+        if server.poll() is not None:
+            return f"{where}: exited {server.returncode} while serving\n{log.read_text()}"
     finally:
-        os.killpg(server.pid, signal.SIGINT)
-        server.wait(timeout=30)
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGINT)
+            server.wait(timeout=30)
     if "Traceback" in log.read_text():
         return f"{where}: a traceback\n--- output\n{log.read_text()}"
     return ""
