@@ -16,7 +16,7 @@ import time
 import click
 
 from fashion_assets import settings
-from fashion_assets.cli.common import program
+from fashion_assets.cli.common import WholeNumber, program
 
 UI_PORT = 3000
 """``dagster dev``'s own default port."""
@@ -46,7 +46,7 @@ def home_lines(data: object, dagster_home: object, *, program: str) -> str:
 
 
 @click.command()
-@click.option("--port", type=click.IntRange(1, 65535), default=UI_PORT, show_default=True,
+@click.option("--port", type=WholeNumber(1, 65535), default=UI_PORT, show_default=True,
               help="The webserver's port.")
 def ui(port: int) -> None:
     """Open the Dagster UI on this command's instance (DAGSTER_HOME): the runs, assets and
