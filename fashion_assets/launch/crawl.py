@@ -8,8 +8,8 @@ discovery, a store heal tick). Every run carries the command's mark (``COMMAND_T
 stop ends exactly the runs this command made. Everything goes through the deployment's
 webserver (``graphql.py``, ``webserver.py``): the command never imports Dagster on its way.
 
-SIGTERM or SIGINT stops the command: its runs not ended are terminated through the
-deployment (queued ones canceled), those still going after ``STOP_GRACE_S`` marked
+SIGTERM or SIGINT stops the command, saying so: its runs not ended are terminated through
+the deployment (queued ones canceled), those still going after ``STOP_GRACE_S`` marked
 canceled, and ``CrawlStopped`` exits with 128 + the signal.
 """
 
@@ -49,6 +49,7 @@ from fashion_assets.launch.summaries import (
     crawl_kinds,
     crawl_summary,
     job_summary,
+    stopping_line,
     unlisted_partitions,
 )
 from fashion_assets.launch.webserver import (
@@ -350,10 +351,9 @@ def _stopping() -> Iterator[dict[str, str]]:
 
 @contextmanager
 def _terminating(session: Session) -> Iterator[None]:
-    """On a stop signal, the deployment terminates the command's runs not ended (queued
-    ones are canceled), and the block waits up to ``STOP_GRACE_S`` for them to end; those
-    still going are then marked canceled as they stand, their progress rows ended
-    ``terminated`` (their steps could not end them)."""
+    """On a stop signal, the deployment terminates the command's runs not ended (queued ones
+    canceled); after ``STOP_GRACE_S``, those still going are marked canceled as they stand,
+    their progress rows ended ``terminated`` (their steps could not end them)."""
     from fashion_assets.catalog import progress as progress_catalog
 
     try:
@@ -364,15 +364,16 @@ def _terminating(session: Session) -> Iterator[None]:
             graphql = deployed.graphql
             stop.ended = tagged_runs(graphql, session.mark, live=True)
             terminate_runs(graphql, stop.ended)
+            session._note(stopping_line(len(stop.ended), STOP_GRACE_S))
             deadline = time.monotonic() + STOP_GRACE_S
             while (stop.ended and tagged_runs(graphql, session.mark, live=True)
                    and time.monotonic() < deadline):
                 time.sleep(0.25)  # polling the runs' status, a real condition
             going = tagged_runs(graphql, session.mark, live=True)
             cancel_runs(graphql, going)
-            reason = f"crawl stopped by {signal.Signals(stop.signum).name}"
             for run_id in going:
-                progress_catalog.finish(session.engine, run_id, "terminated", reason)
+                progress_catalog.finish(session.engine, run_id, "terminated",
+                                        f"crawl stopped by {signal.Signals(stop.signum).name}")
         raise
 
 

@@ -269,3 +269,10 @@ def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
             + (f" ({partitions} of their partitions)" if partitions else "")
             + f": {counted(created, 'draft')} created, {photo_counts(photos)}; "
             f"{counted(waiting, 'article')} {'waits' if waiting == 1 else 'wait'} for a name")
+
+
+def stopping_line(terminated: int, grace_s: float) -> str:
+    """What a stopped command says while it waits for its terminated runs: a run waiting for
+    its step's retry can take the whole grace to end, which left the command silent."""
+    return (f"stopping: {counted(terminated, 'run')} of this command terminated; waiting up to "
+            f"{grace_s:.0f} s for them to end, then they are marked canceled as they stand")

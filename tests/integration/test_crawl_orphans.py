@@ -183,6 +183,9 @@ def test_sigterm_stops_the_crawl_ends_its_runs_and_its_deployment_and_exits_143(
     assert runs == dict.fromkeys(runs, DagsterRunStatus.CANCELED) and len(runs) == 2
     assert ("crawl stopped by SIGTERM: no further partition started; runs canceled: "
             + ", ".join(sorted(runs))) in crawl.crawl.log_tail()
+    # Said at once, not after a silent wait for the runs (up to STOP_GRACE_S).
+    assert ("stopping: 2 runs of this command terminated; waiting up to "
+            f"{STOP_GRACE_S:.0f} s") in crawl.crawl.log_tail()
     for run_id in crawl.held:
         row = progress.get(crawl.engine, run_id)
         assert row is not None and row.status == "terminated", row
