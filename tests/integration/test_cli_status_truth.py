@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from fashion_assets.cli import main
@@ -49,6 +50,7 @@ def test_a_season_or_week_the_source_does_not_have_fails_and_leaves_no_partition
 
 
 @SQLITE
+@pytest.mark.timeout(1500)  # a crawl through dagster dev, its stop waits STOP_GRACE_S
 def test_a_run_waiting_for_its_retry_is_running_and_status_says_when(
         cli_env: dict[str, str]) -> None:  # noqa: F811
     """While a step waits for its retry, Dagster holds its run STARTED and its progress row
@@ -63,7 +65,7 @@ def test_a_run_waiting_for_its_retry_is_running_and_status_says_when(
                                   "chloe"], env=env, stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True)
         try:
-            deadline = time.monotonic() + 180
+            deadline = time.monotonic() + 600  # dagster dev's start and the first attempt
             while not (crawler := json.loads(run("status", "--json")[1])["crawler"])["retrying"]:
                 assert crawl.poll() is None and time.monotonic() < deadline, crawler
                 time.sleep(1)
@@ -71,7 +73,7 @@ def test_a_run_waiting_for_its_retry_is_running_and_status_says_when(
             page = _crawler_page(cli_env)
         finally:
             crawl.send_signal(signal.SIGTERM)
-            crawl.communicate(timeout=180)
+            crawl.communicate(timeout=600)  # the stop waits STOP_GRACE_S for the run
 
     assert crawler["line"].startswith("crawler: running 1 (1 waiting to retry), queued 0")
     [waiting] = crawler["retrying"]
