@@ -30,7 +30,7 @@ def status(as_json: bool, count_store: bool) -> None:
     stored, and with --store the objects and bytes in the store."""
     from fashion_assets.domain.automation_text import automation_line
     from fashion_assets.domain.promotion_text import waiting_hint
-    from fashion_assets.domain.wording import counted
+    from fashion_assets.domain.wording import agreeing, counted
     from fashion_assets.status import catalog_status, crawler_status
 
     engine = catalog_engine()
@@ -72,7 +72,7 @@ def status(as_json: bool, count_store: bool) -> None:
     click.echo(f"names waiting for an editor: {counted(pending['brand'], 'brand')}, "
                f"{counted(pending['city'], 'city')}; "
                f"{counted(report['waiting_for_name'], 'article')} "
-               f"{'waits' if report['waiting_for_name'] == 1 else 'wait'} for them"
+               f"{agreeing(report['waiting_for_name'], 'waits', 'wait')} for them"
                + (f" ({program()} names list)" if sum(pending.values()) else ""))
     if report["per_brand"]:
         click.echo("\n" + text_table(report["per_brand"]))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fashion_assets.domain.wording import counted
+from fashion_assets.domain.wording import agreeing, counted
 
 COUNTS = ("drafts_promoted", "entries_created", "entries_updated", "photos_added",
           "alternates", "uncertain_pairs")
@@ -25,8 +25,8 @@ def waiting_hint(waiting: int, program: str) -> str:
     empty when none waits, so that a line is printed only when there is something to do."""
     if waiting <= 0:
         return ""
-    verb = "waits" if waiting == 1 else "wait"
-    return (f"{counted(waiting, 'approved draft')} {verb} for promotion into the catalog: "
+    return (f"{counted(waiting, 'approved draft')} {agreeing(waiting, 'waits', 'wait')} "
+            "for promotion into the catalog: "
             f"{program} review promote promotes them now, or the approved_drafts_sensor within "
             f"a minute while Dagster's daemon runs ({program} ui)")
 

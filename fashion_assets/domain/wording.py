@@ -30,3 +30,9 @@ def counted(count: int, noun: str, plural_form: str | None = None) -> str:
     if count == 1:
         return f"{count} {noun}"
     return f"{count:,} {plural_form or plural(noun)}"
+
+
+def agreeing(count: int, singular: str, plural_form: str) -> str:
+    """The verb that agrees with ``count`` of a counted noun: "1 article waits", "3 articles
+    wait" (the same exactly-one rule as ``counted``)."""
+    return singular if count == 1 else plural_form

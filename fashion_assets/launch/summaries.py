@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fashion_assets.domain.wording import counted
+from fashion_assets.domain.wording import agreeing, counted
 from fashion_assets.sources.registry import RUNWAY_PARTITION_NAMES, Source, runway_sources
 
 
@@ -268,7 +268,7 @@ def crawl_totals(summaries: Sequence[Mapping[str, Any]]) -> str:
     return (f"{counted(len(summaries), 'crawl')}, {failed} failed"
             + (f" ({partitions} of their partitions)" if partitions else "")
             + f": {counted(created, 'draft')} created, {photo_counts(photos)}; "
-            f"{counted(waiting, 'article')} {'waits' if waiting == 1 else 'wait'} for a name")
+            f"{counted(waiting, 'article')} {agreeing(waiting, 'waits', 'wait')} for a name")
 
 
 def stopping_line(terminated: int, grace_s: float) -> str:

@@ -33,3 +33,10 @@ def test_a_show_given_up_after_one_re_fetch_says_it_in_the_singular() -> None:
         "still incomplete after 1 re-fetch: 1 photo missing (not_found x 1)")
     assert give_up_reason({"not_found": 2, "timeout": 1}, "", 3) == (
         "still incomplete after 3 re-fetches: 3 photos missing (not_found x 2, timeout x 1)")
+
+
+def test_a_verb_agrees_with_its_count_by_the_counted_rule() -> None:
+    from fashion_assets.domain.wording import agreeing
+
+    assert [agreeing(n, "waits", "wait") for n in (0, 1, 2, 1_000)] == [
+        "wait", "waits", "wait", "wait"]
